@@ -1,0 +1,109 @@
+# workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>])
+#
+# One call per exercise, from its phase's CMakeLists.txt. For id 0.02 and name vector_add in
+# phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
+# and phase0_basics/tests/02_vector_add_test.cpp, and creates:
+#   p0_02_vector_add(_solution)        the lesson executables (learner / reference)
+#   p0_02_vector_add(_solution)_test   the graded Catch2 tests linked against each
+#   CTest: 0.02.vector_add.learner     [learner gpu]   run by the learner, fails on a pristine stub
+#          0.02.vector_add.solution    [solution gpu]  must pass
+#          0.02.vector_add.lesson      [solution gpu]  the reference lesson prints PASS
+#          0.02.vector_add.<tool>      [sanitize gpu]  compute-sanitizer on the solution tests
+# FAILS_WITH is the text the pristine stub's test output must contain (tools/pristine_stubs.sh).
+# Each .cu compiles once per variant into an OBJECT library that its lesson and its test share.
+
+set(WORKBOOK_GPU_TEST_TIMEOUT 300 CACHE STRING "Seconds before CTest kills a GPU test")
+set(WORKBOOK_SANITIZE_TIMEOUT 900 CACHE STRING "Seconds before CTest kills a sanitizer run")
+find_program(WORKBOOK_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR})
+
+set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS "")
+
+function(workbook_exercise id name)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH" "SMOKE_ARGS;LIBS")
+  if(NOT ARG_FAILS_WITH)
+    message(FATAL_ERROR "workbook_exercise(${id} ${name}): FAILS_WITH is required (the stub's expected failure text)")
+  endif()
+  if(NOT id MATCHES "^([0-9])\\.([0-9][0-9])$")
+    message(FATAL_ERROR "workbook_exercise: id '${id}' must look like P.NN (e.g. 0.02)")
+  endif()
+  set(phase ${CMAKE_MATCH_1})
+  set(number ${CMAKE_MATCH_2})
+  get_filename_component(phase_dir ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  set(file_name ${number}_${name})
+  set(stub ${CMAKE_CURRENT_SOURCE_DIR}/${file_name}.cu)
+  set(solution ${PROJECT_SOURCE_DIR}/solutions/${phase_dir}/${file_name}.cu)
+  set(test_source ${CMAKE_CURRENT_SOURCE_DIR}/tests/${file_name}_test.cpp)
+  foreach(f IN ITEMS ${stub} ${solution} ${test_source})
+    if(NOT EXISTS ${f})
+      message(FATAL_ERROR "workbook_exercise(${id} ${name}): missing ${f}")
+    endif()
+  endforeach()
+
+  set(base p${phase}_${file_name})
+  # The graded test file is compiled once and linked against both variants.
+  add_library(${base}_test_obj OBJECT ${test_source})
+  target_link_libraries(${base}_test_obj PRIVATE workbook_testing)
+
+  foreach(variant IN ITEMS learner solution)
+    if(variant STREQUAL "learner")
+      set(source ${stub})
+      set(suffix "")
+    else()
+      set(source ${solution})
+      set(suffix _solution)
+    endif()
+    add_library(${base}${suffix}_obj OBJECT ${source})
+    target_link_libraries(${base}${suffix}_obj PUBLIC workbook_common ${ARG_LIBS})
+    target_compile_definitions(${base}${suffix}_obj PRIVATE
+      WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_VARIANT="${variant}")
+
+    add_executable(${base}${suffix} $<TARGET_OBJECTS:${base}${suffix}_obj>)
+    target_link_libraries(${base}${suffix} PRIVATE ${base}${suffix}_obj workbook_lesson_main)
+
+    add_executable(${base}${suffix}_test
+      $<TARGET_OBJECTS:${base}${suffix}_obj> $<TARGET_OBJECTS:${base}_test_obj>)
+    target_link_libraries(${base}${suffix}_test PRIVATE ${base}${suffix}_obj workbook_test_main_gpu)
+
+    add_test(NAME ${id}.${name}.${variant} COMMAND ${base}${suffix}_test)
+    set_tests_properties(${id}.${name}.${variant} PROPERTIES
+      LABELS "${variant};gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_GPU_TEST_TIMEOUT})
+  endforeach()
+
+  add_test(NAME ${id}.${name}.lesson COMMAND ${base}_solution ${ARG_SMOKE_ARGS})
+  set_tests_properties(${id}.${name}.lesson PROPERTIES
+    LABELS "solution;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_GPU_TEST_TIMEOUT}
+    PASS_REGULAR_EXPRESSION " PASS")
+
+  if(WORKBOOK_COMPUTE_SANITIZER)
+    foreach(tool IN ITEMS memcheck racecheck synccheck initcheck)
+      add_test(NAME ${id}.${name}.${tool}
+        COMMAND ${CMAKE_COMMAND} -E env WB_SANITIZE=1
+                ${WORKBOOK_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
+                $<TARGET_FILE:${base}_solution_test>)
+      set_tests_properties(${id}.${name}.${tool} PROPERTIES
+        LABELS "sanitize;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_SANITIZE_TIMEOUT})
+    endforeach()
+  endif()
+
+  # One row per exercise: the registry that tools/ reads (pristine check, workbook CLI).
+  string(REPLACE ";" " " smoke "${ARG_SMOKE_ARGS}")
+  file(RELATIVE_PATH rel_stub ${PROJECT_SOURCE_DIR} ${stub})
+  file(RELATIVE_PATH rel_solution ${PROJECT_SOURCE_DIR} ${solution})
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS
+    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}")
+endfunction()
+
+# Writes the exercise registry and registers the pristine-stub check; call once, last.
+function(workbook_finalize)
+  get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
+  set(text "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\n")
+  foreach(row IN LISTS rows)
+    string(APPEND text "${row}\n")
+  endforeach()
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/workbook_exercises.tsv CONTENT "${text}")
+  add_test(NAME pristine-stubs
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tools/pristine_stubs.sh
+            ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+  set_tests_properties(pristine-stubs PROPERTIES
+    LABELS "gpu;pristine" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+endfunction()

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// Owning buffers: DeviceBuffer<T> (cudaMalloc), PinnedBuffer<T> (cudaMallocHost) and
+// GuardedDeviceBuffer<T> (a device array with canary-filled guard regions on both sides).
+// No raw cudaMalloc/cudaFree in lessons or tests: these free themselves and report
+// out-of-memory with the sizes involved.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/check.h"
+#include "common/util.h"
+#include "common/verify.h"
+
+namespace wb {
+
+// "out of GPU memory allocating 2048.0 MiB (1024.0 MiB free of 81559.0 MiB): try a smaller --size"
+std::string describe_out_of_memory(std::size_t bytes, std::size_t free_bytes, std::size_t total_bytes);
+
+void* device_alloc(std::size_t bytes);  // throws CudaError with describe_out_of_memory's text
+void device_free(void* ptr) noexcept;
+void* pinned_alloc(std::size_t bytes);
+void pinned_free(void* ptr) noexcept;
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) data_ = static_cast<T*>(device_alloc(count_ * sizeof(T)));
+  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  ~DeviceBuffer() { device_free(data_); }
+  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+  void upload(const std::vector<T>& host) {
+    if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
+    if (count_ > 0) CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    if (count_ > 0) CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  // Fills every element with `value` (e.g. poison_value<T>()) so untouched outputs show.
+  void fill(T value) { upload(std::vector<T>(count_, value)); }
+
+ private:
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+  }
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) data_ = static_cast<T*>(pinned_alloc(count_ * sizeof(T)));
+  }
+  ~PinnedBuffer() { pinned_free(data_); }
+  PinnedBuffer(PinnedBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+  }
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  T* begin() { return data_; }
+  T* end() { return data_ + count_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// A device array of `count` elements with `guard` canary elements before and after it.
+// The front guard is 256 bytes' worth of elements at least, so data() keeps the 256-byte
+// alignment of cudaMalloc (float4 loads stay legal). Fill the data with poison, run the kernel,
+// then check_guards(): any canary changed means the kernel wrote outside [0, count).
+template <typename T>
+class GuardedDeviceBuffer {
+ public:
+  static constexpr std::size_t kDefaultGuard = 1024;
+
+  explicit GuardedDeviceBuffer(std::size_t count, std::size_t guard = kDefaultGuard)
+      : count_(count), guard_(guard < 256 / sizeof(T) ? 256 / sizeof(T) : guard),
+        storage_(count + 2 * guard_) {
+    std::vector<T> init(storage_.size(), canary_value<T>());
+    std::fill(init.begin() + guard_, init.begin() + guard_ + count_, poison_value<T>());
+    storage_.upload(init);
+  }
+
+  T* data() { return storage_.data() + guard_; }
+  const T* data() const { return storage_.data() + guard_; }
+  std::size_t size() const { return count_; }
+  std::size_t guard() const { return guard_; }
+
+  void upload(const std::vector<T>& host) {
+    if (host.size() != count_) throw std::invalid_argument("GuardedDeviceBuffer::upload: size mismatch");
+    if (count_ > 0) CUDA_CHECK(cudaMemcpy(data(), host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void fill(T value) { upload(std::vector<T>(count_, value)); }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    if (count_ > 0) CUDA_CHECK(cudaMemcpy(host.data(), data(), count_ * sizeof(T), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  // Compares both guard regions with the canary; see GuardReport for the message.
+  GuardReport check_guards() const {
+    const std::vector<T> all = storage_.download();
+    return inspect_guards(all.data(), guard_, count_, guard_, canary_value<T>());
+  }
+
+ private:
+  std::size_t count_;
+  std::size_t guard_;
+  DeviceBuffer<T> storage_;
+};
+
+}  // namespace wb

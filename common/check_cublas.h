@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// CUBLAS_CHECK: like CUDA_CHECK, for cuBLAS status codes. Include only where cuBLAS is used.
+#pragma once
+
+#include <cublas_v2.h>
+
+#include "common/check.h"
+
+namespace wb {
+
+inline std::string format_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
+  return std::string("cuBLAS error ") + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) +
+         ") in `" + call + "` at " + file + ":" + std::to_string(line);
+}
+
+inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(format_cublas_error(status, call, file, line));
+}
+
+}  // namespace wb
+
+#define CUBLAS_CHECK(expr) ::wb::check_cublas((expr), #expr, __FILE__, __LINE__)

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "common/device.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+#include "common/buffer.h"
+#include "common/check.h"
+#include "common/timer.h"
+
+namespace wb {
+
+int fp32_lanes_per_sm(int cc_major, int cc_minor) {
+  if (cc_major == 7) return 64;                    // Volta, Turing
+  if (cc_major == 8 && cc_minor == 0) return 64;   // A100
+  if (cc_major == 6 && cc_minor == 0) return 64;   // P100
+  if (cc_major == 6) return 128;                   // other Pascal
+  return 128;                                      // 8.6, 8.7, 8.9, 9.0 (Hopper), 10.x, 12.x
+}
+
+double dram_peak_gbs(int mem_clock_khz, int bus_width_bits) {
+  return 2.0 * mem_clock_khz * 1e3 * (bus_width_bits / 8.0) / 1e9;
+}
+
+double fp32_peak_gflops(int sm_count, int lanes_per_sm, int sm_clock_khz) {
+  return 2.0 * sm_count * lanes_per_sm * (sm_clock_khz * 1e3) / 1e9;
+}
+
+DeviceInfo query_device(int device) {
+  DeviceInfo info;
+  info.id = device;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  info.name = prop.name;
+  auto attribute = [device](cudaDeviceAttr attr) {
+    int value = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, device));
+    return value;
+  };
+  info.cc_major = attribute(cudaDevAttrComputeCapabilityMajor);
+  info.cc_minor = attribute(cudaDevAttrComputeCapabilityMinor);
+  info.sm_count = attribute(cudaDevAttrMultiProcessorCount);
+  info.sm_clock_khz = attribute(cudaDevAttrClockRate);
+  info.mem_clock_khz = attribute(cudaDevAttrMemoryClockRate);
+  info.bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth);
+  info.l2_bytes = static_cast<std::size_t>(attribute(cudaDevAttrL2CacheSize));
+  info.max_threads_per_block = attribute(cudaDevAttrMaxThreadsPerBlock);
+  info.async_engines = attribute(cudaDevAttrAsyncEngineCount);
+  info.global_mem_bytes = prop.totalGlobalMem;
+  return info;
+}
+
+double dram_peak_gbs(const DeviceInfo& info) { return dram_peak_gbs(info.mem_clock_khz, info.bus_width_bits); }
+
+double fp32_peak_gflops(const DeviceInfo& info) {
+  return fp32_peak_gflops(info.sm_count, fp32_lanes_per_sm(info.cc_major, info.cc_minor), info.sm_clock_khz);
+}
+
+std::string describe(const DeviceInfo& info) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%s  sm_%d%d  %d SMs  %d MHz  L2 %zu MiB  DRAM %.0f GB/s  FP32 %.1f TFLOP/s (peaks from attributes)",
+                info.name.c_str(), info.cc_major, info.cc_minor, info.sm_count, info.sm_clock_khz / 1000,
+                info.l2_bytes >> 20, dram_peak_gbs(info), fp32_peak_gflops(info) / 1000.0);
+  return text;
+}
+
+double measure_memcpy_d2d_gbs(std::size_t bytes, int repeat) {
+  if (bytes == 0) return 0.0;
+  DeviceBuffer<unsigned char> src(bytes), dst(bytes);
+  CUDA_CHECK(cudaMemset(src.data(), 1, bytes));
+  cudaStream_t stream = nullptr;  // the legacy default stream, like the lessons' launchers
+  const TimingStats t = bench(stream, BenchOptions{3, repeat, true}, [&] {
+    CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, stream));
+  });
+  return 2.0 * static_cast<double>(bytes) / (t.median_ms * 1e6);
+}
+
+}  // namespace wb
+
+namespace wb {
+int current_sm_count() {
+  static const int count = [] {
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+  }();
+  return count;
+}
+}  // namespace wb

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+#include "common/lesson.h"
+
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+#include "common/check.h"
+#include "common/gpu.h"
+
+namespace wb {
+namespace {
+
+struct Registration {
+  LessonFn fn = nullptr;
+  const char* id = "";
+  const char* name = "";
+  const char* variant = "";
+  const char* title = "";
+};
+
+Registration& registration() {
+  static Registration r;
+  return r;
+}
+
+std::string program_name(const char* argv0) {
+  std::string path = argv0 ? argv0 : "lesson";
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+LessonRegistrar::LessonRegistrar(LessonFn fn, const char* id, const char* name, const char* variant,
+                                 const char* title) {
+  registration() = Registration{fn, id, name, variant, title};
+}
+
+Lesson::Lesson(std::string id, std::string name, std::string variant, LessonOptions options, DeviceInfo device)
+    : id_(std::move(id)), name_(std::move(name)), variant_(std::move(variant)), options_(std::move(options)),
+      device_(std::move(device)) {}
+
+std::size_t Lesson::size_or(std::size_t fallback) const {
+  if (options_.size.empty()) return fallback;
+  std::size_t n = 0;
+  if (!parse_count(options_.size, &n)) throw UsageError("--size needs a count like 1000 or 64M, got '" + options_.size + "'");
+  return n;
+}
+
+std::vector<std::size_t> Lesson::dims_or(const std::vector<std::size_t>& fallback) const {
+  if (options_.size.empty()) return fallback;
+  std::vector<std::size_t> dims;
+  if (!parse_dims(options_.size, &dims) || dims.size() != fallback.size()) {
+    std::string shape = "R";
+    if (fallback.size() >= 2) shape += "xC";
+    if (fallback.size() == 3) shape = "MxNxK";
+    throw UsageError("--size needs " + std::to_string(fallback.size()) + " dimensions (" + shape + "), got '" +
+                     options_.size + "'");
+  }
+  return dims;
+}
+
+BenchOptions Lesson::bench_options(bool flush_l2) const {
+  return BenchOptions{options_.warmup, options_.repeat, flush_l2};
+}
+
+double Lesson::memcpy_gbs(std::size_t bytes) {
+  auto it = memcpy_cache_.find(bytes);
+  if (it != memcpy_cache_.end()) return it->second;
+  const double gbs = measure_memcpy_d2d_gbs(bytes, options_.repeat);
+  memcpy_cache_[bytes] = gbs;
+  return gbs;
+}
+
+double Lesson::dram_peak_gbs() const { return wb::dram_peak_gbs(device_); }
+double Lesson::fp32_peak_gflops() const { return wb::fp32_peak_gflops(device_); }
+
+ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem,
+                                     const TimingStats& time, double bytes_moved, bool pass) {
+  ResultLine line;
+  line.id = id_;
+  line.name = launcher;
+  line.problem = problem;
+  line.time = time;
+  line.rate = gb_per_s(bytes_moved, time.median_ms);
+  line.peak_pct = 100.0 * line.rate / dram_peak_gbs();
+  // The reference copy moves the same total bytes (half read, half written).
+  const double reference = memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2));
+  line.ref_value = reference > 0 ? 100.0 * line.rate / reference : 0.0;
+  line.ref_label = "memcpy";
+  line.cache_resident = line.rate > 1.05 * reference;
+  line.pass = pass;
+  return line;
+}
+
+void Lesson::report(const ResultLine& line) {
+  if (options_.csv) {
+    if (!csv_header_printed_) std::printf("%s\n", csv_header().c_str());
+    csv_header_printed_ = true;
+    std::printf("%s\n", format_csv_row(line, device_.name).c_str());
+  } else {
+    std::printf("%s\n", format_result_line(line).c_str());
+  }
+  std::fflush(stdout);
+}
+
+int lesson_main(int argc, char** argv) {
+  const Registration& reg = registration();
+  const std::string program = program_name(argc > 0 ? argv[0] : nullptr);
+  const std::string title = std::string(reg.id) + " " + reg.name + ": " + reg.title;
+  if (reg.fn == nullptr) {
+    std::fprintf(stderr, "%s: no lesson registered (WB_LESSON missing from the exercise file)\n", program.c_str());
+    return kExitFail;
+  }
+  ParseResult parsed = parse_lesson_args(argc, argv);
+  if (parsed.status == ParseStatus::Help) {
+    std::printf("%s", lesson_usage(program, title).c_str());
+    return kExitPass;
+  }
+  if (parsed.status == ParseStatus::Error) {
+    std::fprintf(stderr, "%s: %s\n%s", program.c_str(), parsed.error.c_str(), lesson_usage(program, title).c_str());
+    return kExitUsage;
+  }
+  bool seed_given = false;
+  for (int i = 1; i < argc; ++i) seed_given = seed_given || std::string(argv[i]).rfind("--seed", 0) == 0;
+  if (!seed_given) parsed.options.seed = seed_from_env(parsed.options.seed);
+
+  const GpuStatus gpu = probe_gpu();
+  if (!gpu.usable) {
+    std::printf("%s\n", gpu.message.c_str());
+    return gpu.exit_code;
+  }
+  try {
+    DeviceInfo device = query_device(0);
+    if (!parsed.options.csv) {
+      std::printf("%s (%s)  seed %llu\n%s\n", title.c_str(), reg.variant,
+                  static_cast<unsigned long long>(parsed.options.seed), describe(device).c_str());
+    }
+    Lesson lesson(reg.id, reg.name, reg.variant, parsed.options, device);
+    return reg.fn(lesson);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: %s\n%s", program.c_str(), e.what(), lesson_usage(program, title).c_str());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return kExitFail;
+  }
+}
+
+}  // namespace wb

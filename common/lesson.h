@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+// A lesson is an ordinary function registered with WB_LESSON; the common main (lesson_main.cpp)
+// parses the options, checks for a GPU, prints the device line and calls it. The exercise's
+// object file is linked into both the lesson executable and the graded tests, so the file is
+// compiled once per variant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/args.h"
+#include "common/buffer.h"
+#include "common/device.h"
+#include "common/report.h"
+#include "common/timer.h"
+
+namespace wb {
+
+class Lesson {
+ public:
+  Lesson(std::string id, std::string name, std::string variant, LessonOptions options, DeviceInfo device);
+
+  const std::string& id() const { return id_; }
+  const std::string& name() const { return name_; }
+  const std::string& variant() const { return variant_; }  // "learner" or "solution"
+  const LessonOptions& options() const { return options_; }
+  const DeviceInfo& device() const { return device_; }
+  std::uint64_t seed() const { return options_.seed; }
+
+  // --size as one count ("64M"), or `fallback` when not given; UsageError when malformed.
+  std::size_t size_or(std::size_t fallback) const;
+  // --size as dimensions ("1024x512"), `fallback` when not given; must have fallback.size() parts.
+  std::vector<std::size_t> dims_or(const std::vector<std::size_t>& fallback) const;
+
+  BenchOptions bench_options(bool flush_l2) const;
+  // D2D cudaMemcpy GB/s over `bytes` (read + written), measured once per size in this run.
+  double memcpy_gbs(std::size_t bytes);
+  double dram_peak_gbs() const;
+  double fp32_peak_gflops() const;
+
+  // Fills id and, for memory-bound lines, the DRAM-peak, memcpy and cache-resident columns:
+  // `bytes_moved` is the minimum traffic of the kernel (every input read once, output written once).
+  ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
+                               double bytes_moved, bool pass);
+  void report(const ResultLine& line);  // prints the result line, or CSV with --csv
+
+  // The usual life of a memory-bound launcher: poison `out`, launch once and verify (values and
+  // guards), time it with a cold L2, verify again (a kernel that breaks on later calls is caught),
+  // print the result line. `bytes_moved`: each input read once plus each output written once.
+  template <typename T>
+  bool run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
+                        GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
+                        const std::function<void()>& launch, std::size_t cols = 0);
+
+ private:
+  std::string id_, name_, variant_;
+  LessonOptions options_;
+  DeviceInfo device_;
+  std::map<std::size_t, double> memcpy_cache_;
+  bool csv_header_printed_ = false;
+};
+
+// Compares a device output with the reference and its guards; prints the teaching report on failure.
+template <typename T>
+bool check_output(const std::string& what, const std::vector<T>& expected, const GuardedDeviceBuffer<T>& out,
+                  Tolerance tolerance, std::size_t cols = 0) {
+  const CompareReport values = compare(expected, out.download(), tolerance, cols);
+  const GuardReport guards = out.check_guards();
+  if (!values.ok()) std::fprintf(stderr, "%s", values.describe(what).c_str());
+  if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(what).c_str());
+  return values.ok() && guards.ok();
+}
+
+template <typename T>
+bool Lesson::run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
+                              GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
+                              const std::function<void()>& launch, std::size_t cols) {
+  out.fill(poison_value<T>());
+  launch();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  bool pass = check_output(launcher, expected, out, tolerance, cols);
+  const TimingStats time = bench(nullptr, bench_options(true), launch);
+  pass = check_output(launcher + " (after timing)", expected, out, tolerance, cols) && pass;
+  report(memory_bound_line(launcher, problem, time, bytes_moved, pass));
+  return pass;
+}
+
+using LessonFn = int (*)(Lesson&);
+
+struct LessonRegistrar {
+  LessonRegistrar(LessonFn fn, const char* id, const char* name, const char* variant, const char* title);
+};
+
+// Called by the one main() of every lesson executable.
+int lesson_main(int argc, char** argv);
+
+}  // namespace wb
+
+// In an exercise file: WB_LESSON(vector_add_lesson, "vector add with a grid-stride loop")
+#define WB_LESSON(fn, title) \
+  static const ::wb::LessonRegistrar wb_lesson_registrar_(fn, WB_EXERCISE_ID, WB_EXERCISE_NAME, WB_VARIANT, title)

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include "common/report.h"
+
+#include <cstdio>
+
+namespace wb {
+namespace {
+
+std::string format_significant(double v) {
+  char text[32];
+  if (v >= 100) {
+    std::snprintf(text, sizeof text, "%.0f", v);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g", v);
+  }
+  return text;
+}
+
+std::string format_rate(double rate, RateUnit unit) {
+  if (unit == RateUnit::GBps) return format_significant(rate) + " GB/s";
+  if (rate >= 1000) return format_significant(rate / 1000) + " TFLOP/s";
+  return format_significant(rate) + " GFLOP/s";
+}
+
+std::string format_ref(const ResultLine& line) {
+  char text[64];
+  if (line.ref_style == RefStyle::Speedup) {
+    std::snprintf(text, sizeof text, "%.2fx %s", line.ref_value, line.ref_label.c_str());
+  } else {
+    std::snprintf(text, sizeof text, "%.0f%% of %s", line.ref_value, line.ref_label.c_str());
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string format_count(std::size_t n) {
+  static const char* const suffixes[] = {"K", "M", "G", "T"};
+  if (n < 1024) return std::to_string(n);
+  double value = static_cast<double>(n);
+  int s = -1;
+  while (value >= 1024 && s < 3) {
+    value /= 1024;
+    ++s;
+  }
+  char text[32];
+  if (value == static_cast<double>(static_cast<long long>(value))) {
+    std::snprintf(text, sizeof text, "%lld%s", static_cast<long long>(value), suffixes[s]);
+  } else if (n % 1000 == 0 && n < 1000000) {
+    return std::to_string(n);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g%s", value, suffixes[s]);
+  }
+  return text;
+}
+
+std::string format_result_line(const ResultLine& line) {
+  char time[48], peak[48];
+  std::snprintf(time, sizeof time, "%s ms ±%.1f%%", format_significant(line.time.median_ms).c_str(),
+                line.time.spread_pct);
+  std::snprintf(peak, sizeof peak, "%.0f%% %s", line.peak_pct, line.peak_label.c_str());
+  char text[400];
+  std::snprintf(text, sizeof text, "%-5s %-22s %-16s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(),
+                line.name.c_str(), line.problem.c_str(), time, format_rate(line.rate, line.unit).c_str(), peak,
+                format_ref(line).c_str(), line.cache_resident ? "cache-resident " : "",
+                line.pass ? "PASS" : "FAIL");
+  return text;
+}
+
+std::string csv_header() {
+  return "id,name,problem,median_ms,min_ms,spread_pct,rate,rate_unit,peak_pct,peak_label,ref_value,ref_style,"
+         "ref_label,cache_resident,status,device";
+}
+
+std::string format_csv_row(const ResultLine& line, const std::string& device_name) {
+  char text[600];
+  std::snprintf(text, sizeof text, "%s,%s,%s,%.6f,%.6f,%.2f,%.3f,%s,%.2f,%s,%.4f,%s,%s,%d,%s,%s",
+                line.id.c_str(), line.name.c_str(), line.problem.c_str(), line.time.median_ms, line.time.min_ms,
+                line.time.spread_pct, line.rate, line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s", line.peak_pct,
+                line.peak_label.c_str(), line.ref_value, line.ref_style == RefStyle::Percent ? "percent" : "speedup",
+                line.ref_label.c_str(), line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL",
+                device_name.c_str());
+  return text;
+}
+
+}  // namespace wb

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// The one result line every lesson prints (DESIGN.md), and its CSV twin for tools:
+//   0.02 vector_add        n=64M        0.272 ms ±0.4%   2960 GB/s   88% DRAM peak   99% of memcpy  PASS
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "common/timer.h"
+
+namespace wb {
+
+enum class RateUnit { GBps, GFLOPs };
+enum class RefStyle { Percent, Speedup };  // "95% of memcpy" or "1.92x serial"
+
+struct ResultLine {
+  std::string id;       // "0.02"
+  std::string name;     // the launcher: "vector_add_float4"
+  std::string problem;  // "n=64M", "4096x4096"
+  TimingStats time;
+  double rate = 0;  // in GB/s or GFLOP/s
+  RateUnit unit = RateUnit::GBps;
+  double peak_pct = 0;
+  std::string peak_label = "DRAM peak";
+  double ref_value = 0;  // percent, or a speedup factor
+  std::string ref_label = "memcpy";
+  RefStyle ref_style = RefStyle::Percent;
+  bool cache_resident = false;  // rate above the measured memcpy bandwidth: not a DRAM figure
+  bool pass = false;
+};
+
+std::string format_result_line(const ResultLine& line);
+std::string csv_header();
+std::string format_csv_row(const ResultLine& line, const std::string& device_name);
+
+// 67108864 -> "64M", 1000 -> "1000", 1536 -> "1.5K": binary suffixes, as lessons take them.
+std::string format_count(std::size_t n);
+
+// GB/s from bytes moved and milliseconds; GFLOP/s likewise.
+inline double gb_per_s(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+inline double gflop_per_s(double flop, double ms) { return ms > 0 ? flop / (ms * 1e6) : 0.0; }
+
+}  // namespace wb
