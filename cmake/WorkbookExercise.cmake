@@ -106,4 +106,14 @@ function(workbook_finalize)
             ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
   set_tests_properties(pristine-stubs PROPERTIES
     LABELS "gpu;pristine" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
+  # The maintainer gate: stub/solution pairs, TODOs, tests, hints and README sections (no GPU needed).
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_FOUND)
+    add_test(NAME host.exercise-gate
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_exercises.py ${PROJECT_SOURCE_DIR})
+    set_tests_properties(host.exercise-gate PROPERTIES LABELS "host")
+  else()
+    message(WARNING "python3 not found: the exercise gate (tools/check_exercises.py) is not registered")
+  endif()
 endfunction()

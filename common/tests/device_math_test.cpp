@@ -1,2 +1,50 @@
 // SPDX-License-Identifier: MIT
+// Peak arithmetic from device attributes, checked against published datasheet numbers.
+#include <cmath>
+
+#include "common/device.h"
 #include "common/testing.h"
+
+TEST_CASE("DRAM peak is 2 transfers per memory clock times the bus width", "[host][device]") {
+  // H100 SXM5: 2619 MHz HBM3 clock, 5120-bit bus -> 3352 GB/s (datasheet: 3.35 TB/s).
+  CHECK(std::fabs(wb::dram_peak_gbs(2619000, 5120) - 3352.32) < 0.01);
+  // A100 40GB: 1215 MHz, 5120 bits -> 1555 GB/s.
+  CHECK(std::fabs(wb::dram_peak_gbs(1215000, 5120) - 1555.2) < 0.01);
+  // RTX 4090 reports a 10501 MHz GDDR6X clock on a 384-bit bus -> 1008 GB/s.
+  CHECK(std::fabs(wb::dram_peak_gbs(10501000, 384) - 1008.1) < 0.1);
+  CHECK(wb::dram_peak_gbs(0, 5120) == 0.0);
+}
+
+TEST_CASE("FP32 peak is SMs x FMA lanes x 2 FLOP x clock", "[host][device]") {
+  // H100 SXM5: 132 SMs x 128 lanes x 2 x 1980 MHz = 66.9 TFLOP/s.
+  CHECK(std::fabs(wb::fp32_peak_gflops(132, wb::fp32_lanes_per_sm(9, 0), 1980000) - 66908.16) < 0.01);
+  // A100: 108 SMs x 64 lanes x 2 x 1410 MHz = 19.5 TFLOP/s.
+  CHECK(std::fabs(wb::fp32_peak_gflops(108, wb::fp32_lanes_per_sm(8, 0), 1410000) - 19491.84) < 0.01);
+}
+
+TEST_CASE("FP32 lanes per SM follow the compute capability", "[host][device]") {
+  CHECK(wb::fp32_lanes_per_sm(7, 0) == 64);
+  CHECK(wb::fp32_lanes_per_sm(7, 5) == 64);
+  CHECK(wb::fp32_lanes_per_sm(8, 0) == 64);
+  CHECK(wb::fp32_lanes_per_sm(8, 6) == 128);
+  CHECK(wb::fp32_lanes_per_sm(8, 9) == 128);
+  CHECK(wb::fp32_lanes_per_sm(9, 0) == 128);
+  CHECK(wb::fp32_lanes_per_sm(12, 0) == 128);
+}
+
+TEST_CASE("describe names the device, its architecture and both peaks", "[host][device]") {
+  wb::DeviceInfo info;
+  info.name = "NVIDIA H100 80GB HBM3";
+  info.cc_major = 9;
+  info.sm_count = 132;
+  info.sm_clock_khz = 1980000;
+  info.mem_clock_khz = 2619000;
+  info.bus_width_bits = 5120;
+  info.l2_bytes = 50u << 20;
+  const std::string text = wb::describe(info);
+  CHECK(text.find("NVIDIA H100 80GB HBM3") == 0);
+  CHECK(text.find("sm_90") != std::string::npos);
+  CHECK(text.find("132 SMs") != std::string::npos);
+  CHECK(text.find("DRAM 3352 GB/s") != std::string::npos);
+  CHECK(text.find("FP32 66.9 TFLOP/s") != std::string::npos);
+}

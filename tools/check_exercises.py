@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Maintainer gate: every exercise is a proper stub/solution pair.
+
+For each phase*/NN_name.cu it checks that
+  - solutions/<phase>/NN_name.cu exists, the stub has TODO(P.NN) markers and the solution none;
+  - the diff between them reads like an answer key: every line the stub has and the solution does
+    not is a TODO line or a comment continuing one (the solution may add any lines);
+  - the graded test, the hints file (concept / where / near) and a README section exist;
+  - the header comment says how to run and check the lesson;
+  - phaseN/CMakeLists.txt registers it with workbook_exercise();
+and that solutions/ holds nothing without an exercise.
+Usage: check_exercises.py <source-dir>. Exit 0 when clean, 1 with one line per problem.
+"""
+import difflib
+import pathlib
+import re
+import sys
+
+
+def stub_only_lines_are_todos(stub_lines, solution_lines, ex_id):
+    """Returns the stub lines that the solution changed although they are not part of a TODO."""
+    problems = []
+    matcher = difflib.SequenceMatcher(a=stub_lines, b=solution_lines, autojunk=False)
+    for tag, a0, a1, _b0, _b1 in matcher.get_opcodes():
+        if tag not in ("replace", "delete"):
+            continue
+        in_todo = False
+        for i in range(a0, a1):
+            text = stub_lines[i].strip()
+            if f"TODO({ex_id})" in text:
+                in_todo = True
+            elif in_todo and text.startswith("//") and "TODO(" not in text:
+                pass  # continuation of the TODO comment
+            else:
+                in_todo = False
+                problems.append(f"line {i + 1}: {stub_lines[i].rstrip()}")
+    return problems
+
+
+def check(root):
+    problems = []
+    for stub in sorted(root.glob("phase*/[0-9][0-9]_*.cu")):
+        phase_dir = stub.parent.name
+        phase = re.match(r"phase(\d+)_", phase_dir)
+        if not phase:
+            problems.append(f"{stub}: not in a phaseN_topic folder")
+            continue
+        number, name = stub.stem.split("_", 1)
+        ex_id = f"{phase.group(1)}.{number}"
+        rel = stub.relative_to(root)
+        solution = root / "solutions" / phase_dir / stub.name
+        if not solution.exists():
+            problems.append(f"{rel}: no solution at {solution.relative_to(root)}")
+            continue
+        stub_text = stub.read_text()
+        solution_text = solution.read_text()
+        if f"TODO({ex_id})" not in stub_text:
+            problems.append(f"{rel}: no TODO({ex_id}) left for the learner")
+        if "TODO" in solution_text:
+            problems.append(f"{solution.relative_to(root)}: still contains a TODO")
+        for line in stub_only_lines_are_todos(stub_text.splitlines(), solution_text.splitlines(), ex_id):
+            problems.append(f"{rel}: the solution changes a line outside the TODOs: {line}")
+        header = "\n".join(stub_text.splitlines()[:25])
+        for field in ("Run:", "Check:", "Aim:"):
+            if field not in header:
+                problems.append(f"{rel}: the header comment lacks '{field}'")
+        test = stub.parent / "tests" / f"{stub.stem}_test.cpp"
+        if not test.exists():
+            problems.append(f"{rel}: no graded test at {test.relative_to(root)}")
+        elif f"[{ex_id}]" not in test.read_text():
+            problems.append(f"{test.relative_to(root)}: no TEST_CASE tagged [{ex_id}]")
+        hints = stub.parent / "hints" / f"{stub.stem}.txt"
+        if not hints.exists():
+            problems.append(f"{rel}: no hints at {hints.relative_to(root)}")
+        else:
+            keys = [line.split(":", 1)[0] for line in hints.read_text().splitlines() if re.match(r"^\w+:", line)]
+            if keys != ["concept", "where", "near"]:
+                problems.append(f"{hints.relative_to(root)}: needs exactly concept:, where:, near: lines, in order")
+        readme = stub.parent / "README.md"
+        if not readme.exists() or f"{ex_id} {name}" not in readme.read_text():
+            problems.append(f"{rel}: {phase_dir}/README.md has no section '{ex_id} {name}'")
+        cmake = stub.parent / "CMakeLists.txt"
+        if not cmake.exists() or not re.search(rf"workbook_exercise\({re.escape(ex_id)} {re.escape(name)}\b",
+                                                cmake.read_text()):
+            problems.append(f"{rel}: not registered with workbook_exercise({ex_id} {name} ...)")
+    for solution in sorted(root.glob("solutions/*/*")):
+        if not (root / solution.relative_to(root / "solutions")).exists():
+            problems.append(f"{solution.relative_to(root)}: no exercise beside it")
+    return problems
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1].replace("Usage: ", "usage: "), file=sys.stderr)
+        return 2
+    root = pathlib.Path(sys.argv[1]).resolve()
+    problems = check(root)
+    for p in problems:
+        print(p)
+    count = len(list(root.glob("phase*/[0-9][0-9]_*.cu")))
+    print(f"{count} exercises checked, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
