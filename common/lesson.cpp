@@ -32,6 +32,11 @@ std::string program_name(const char* argv0) {
 
 }  // namespace
 
+std::string memory_kind_label(const DeviceInfo& device) {
+  // HBM stacks sit on buses of 1024 bits and more; GDDR boards use 384 bits or fewer.
+  return device.bus_width_bits >= 1024 ? "HBM" : "DRAM";
+}
+
 LessonRegistrar::LessonRegistrar(LessonFn fn, const char* id, const char* name, const char* variant,
                                  const char* title) {
   registration() = Registration{fn, id, name, variant, title};
@@ -85,6 +90,7 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   line.time = time;
   line.rate = gb_per_s(bytes_moved, time.median_ms);
   line.peak_pct = 100.0 * line.rate / dram_peak_gbs();
+  line.peak_label = memory_kind_label(device_) + " peak";
   // The reference copy moves the same total bytes (half read, half written).
   const double reference = memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2));
   line.ref_value = reference > 0 ? 100.0 * line.rate / reference : 0.0;

@@ -90,6 +90,9 @@ bool Lesson::run_memory_bound(const std::string& launcher, const std::string& pr
   return pass;
 }
 
+// "HBM" or "DRAM": what the result line calls the GPU's memory.
+std::string memory_kind_label(const DeviceInfo& device);
+
 using LessonFn = int (*)(Lesson&);
 
 struct LessonRegistrar {
