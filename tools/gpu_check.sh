@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# gpu_check.sh [build|test|sanitize|pristine|lessons|all]...
+# The maintainer's verification on a GPU machine, in stages so each fits a time slot:
+#   build     configure and build the gpu preset (sm_90, Release, -Werror)
+#   test      host and solution tests
+#   sanitize  compute-sanitizer memcheck/racecheck/synccheck/initcheck on every solution
+#   pristine  every learner test fails on the untouched stubs with its intended message
+#   lessons   every reference lesson at its default size: the result lines
+# Logs go to $OUT (or build/gpu/logs) so they can be kept after the machine is gone.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-build/gpu/logs}
+mkdir -p "$out"
+jobs=$(nproc)
+status=0
+run_stage() {
+  local stage=$1
+  echo "=== $stage"
+  case $stage in
+    build)
+      { nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader; nvcc --version | tail -n 1;
+        cmake --version | head -n 1; } | tee "$out/machine.txt"
+      cmake --preset gpu >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
+      [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed (see build.log)"; tail -n 30 "$out/build.log"; return 1; } ;;
+    test)
+      ctest --test-dir build/gpu -L 'host|solution' -j 4 --output-on-failure 2>&1 | tee "$out/test.log" | tail -n 25 ;;
+    sanitize)
+      ctest --test-dir build/gpu -L sanitize -j 8 --output-on-failure 2>&1 | tee "$out/sanitize.log" | tail -n 25 ;;
+    pristine)
+      ctest --test-dir build/gpu -L pristine -V 2>&1 | tee "$out/pristine.log" | grep -vE '^[0-9]+: Test command|^UpdateCTest|^Test project' | tail -n 30 ;;
+    lessons)
+      : >"$out/results.txt"
+      for lesson in build/gpu/phase*/p*_solution; do
+        echo "--- $lesson" >>"$out/lessons.log"
+        "$lesson" 2>&1 | tee -a "$out/lessons.log" | grep -E "PASS|FAIL|error" | tee -a "$out/results.txt"
+      done ;;
+    *) echo "unknown stage $stage"; return 2 ;;
+  esac
+}
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build test sanitize pristine lessons)
+[ "${stages[0]}" != all ] || stages=(build test sanitize pristine lessons)
+for stage in "${stages[@]}"; do
+  run_stage "$stage" || status=1
+done
+exit $status
