@@ -95,7 +95,10 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   const double reference = memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2));
   line.ref_value = reference > 0 ? 100.0 * line.rate / reference : 0.0;
   line.ref_label = "memcpy";
-  line.cache_resident = line.rate > 1.05 * reference;
+  // Above the copy's bandwidth, a working set that fits in L2 is being served by the cache. A large
+  // one is real DRAM traffic: a kernel that mostly reads (or only writes) can beat a copy's mix.
+  line.cache_resident =
+      line.rate > 1.05 * reference && bytes_moved <= 2.0 * static_cast<double>(device_.l2_bytes);
   line.pass = pass;
   return line;
 }

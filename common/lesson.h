@@ -43,7 +43,8 @@ class Lesson {
   double dram_peak_gbs() const;
   double fp32_peak_gflops() const;
 
-  // Fills id and, for memory-bound lines, the DRAM-peak, memcpy and cache-resident columns:
+  // Fills id and, for memory-bound lines, the HBM/DRAM-peak, memcpy and cache-resident columns
+  // (cache-resident: faster than the copy with a working set of at most twice the L2 size):
   // `bytes_moved` is the minimum traffic of the kernel (every input read once, output written once).
   ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                double bytes_moved, bool pass);
