@@ -112,7 +112,9 @@ function(workbook_finalize)
   if(Python3_FOUND)
     add_test(NAME host.exercise-gate
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_exercises.py ${PROJECT_SOURCE_DIR})
-    set_tests_properties(host.exercise-gate PROPERTIES LABELS "host")
+    add_test(NAME host.exercise-gate-self-test
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_exercises.py --self-test)
+    set_tests_properties(host.exercise-gate host.exercise-gate-self-test PROPERTIES LABELS "host")
   else()
     message(WARNING "python3 not found: the exercise gate (tools/check_exercises.py) is not registered")
   endif()

@@ -89,7 +89,52 @@ def check(root):
     return problems
 
 
+def self_test():
+    """Proves the gate can fail: a clean synthetic pair passes, each planted defect is reported."""
+    import tempfile
+
+    stub = ("// 0.01 demo\n// Run: x\n// Check: y\n// Aim: z\nint f() {\n"
+            "  // TODO(0.01): return the answer\n  //             (one line).\n  return 0;  // TODO(0.01): placeholder\n}\n")
+    solution = "// 0.01 demo\n// Run: x\n// Check: y\n// Aim: z\nint f() {\n  return 42;\n}\n"
+    defects = {
+        "solution changes a line outside the TODOs": solution.replace("// Aim: z", "// Aim: w"),
+        "still contains a TODO": solution.replace("return 42;", "return 42;  // TODO later"),
+    }
+
+    def build(tree, solution_text, hints="concept: a\nwhere: b\nnear: c\n"):
+        (tree / "phase0_demo" / "tests").mkdir(parents=True)
+        (tree / "phase0_demo" / "hints").mkdir()
+        (tree / "solutions" / "phase0_demo").mkdir(parents=True)
+        (tree / "phase0_demo" / "01_demo.cu").write_text(stub)
+        (tree / "solutions" / "phase0_demo" / "01_demo.cu").write_text(solution_text)
+        (tree / "phase0_demo" / "tests" / "01_demo_test.cpp").write_text('TEST_CASE("x", "[0.01]") {}\n')
+        (tree / "phase0_demo" / "hints" / "01_demo.txt").write_text(hints)
+        (tree / "phase0_demo" / "README.md").write_text("## 0.01 demo\n")
+        (tree / "phase0_demo" / "CMakeLists.txt").write_text("workbook_exercise(0.01 demo FAILS_WITH x)\n")
+
+    failures = []
+    with tempfile.TemporaryDirectory() as d:
+        build(pathlib.Path(d), solution)
+        if check(pathlib.Path(d)):
+            failures.append(f"a clean pair was rejected: {check(pathlib.Path(d))}")
+    for expected, bad_solution in defects.items():
+        with tempfile.TemporaryDirectory() as d:
+            build(pathlib.Path(d), bad_solution)
+            if not any(expected in p for p in check(pathlib.Path(d))):
+                failures.append(f"planted defect not reported: {expected}")
+    with tempfile.TemporaryDirectory() as d:
+        build(pathlib.Path(d), solution, hints="concept: a\nnear: c\n")
+        if not any("concept:, where:, near:" in p for p in check(pathlib.Path(d))):
+            failures.append("planted defect not reported: hints without where:")
+    for f in failures:
+        print(f)
+    print(f"self-test: {len(defects) + 2 - len(failures)} of {len(defects) + 2} cases behave")
+    return 1 if failures else 0
+
+
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
+        return self_test()
     if len(sys.argv) != 2:
         print(__doc__.strip().splitlines()[-1].replace("Usage: ", "usage: "), file=sys.stderr)
         return 2
