@@ -100,21 +100,33 @@ void record_mismatch(CompareReport& report, const Mismatch& m);
 void finish_report(CompareReport& report);
 }  // namespace detail
 
-template <typename T>
-CompareReport compare(const T* expected, const T* got, std::size_t n, Tolerance tol, std::size_t cols = 0) {
+// Like compare(), with a tolerance per element: `tolerance_of(i)` returns element i's bound (the
+// error bound of a prefix sum, say, grows with its number of terms). The report quotes the first bad
+// element's bound.
+template <typename T, typename ToleranceOf>
+CompareReport compare_each(const T* expected, const T* got, std::size_t n, ToleranceOf tolerance_of,
+                           std::size_t cols = 0) {
   static_assert(std::is_arithmetic<T>::value, "compare() works on arithmetic element types");
   CompareReport report;
   report.count = n;
-  report.tolerance = tol;
   report.cols = cols;
   const T poison = poison_value<T>();
   for (std::size_t i = 0; i < n; ++i) {
+    const Tolerance tol = tolerance_of(i);
     Mismatch m{i, static_cast<double>(expected[i]), static_cast<double>(got[i]), same_bits(got[i], poison)};
     if (!m.untouched && within(m.expected, m.got, tol)) continue;
+    if (report.bad == 0) report.tolerance = tol;
     if (!m.untouched && std::isnan(m.got)) ++report.nan;
     detail::record_mismatch(report, m);
   }
   detail::finish_report(report);
+  return report;
+}
+
+template <typename T>
+CompareReport compare(const T* expected, const T* got, std::size_t n, Tolerance tol, std::size_t cols = 0) {
+  CompareReport report = compare_each(expected, got, n, [tol](std::size_t) { return tol; }, cols);
+  report.tolerance = tol;
   return report;
 }
 

@@ -171,3 +171,16 @@ TEST_CASE("sum_tolerance follows (n-1) * u * sum|x| and is tiny but non-zero for
   }
   CHECK(std::fabs(f - d) <= wb::sum_tolerance(x.size(), wb::sum_abs(x)).abs);
 }
+
+TEST_CASE("compare_each applies each element's own tolerance", "[host][verify]") {
+  const std::vector<float> expected = {1.0f, 1.0f, 1.0f};
+  const std::vector<float> got = {1.5f, 1.5f, 1.5f};
+  // Element 1 is allowed 0.25 only: it is the one reported.
+  const wb::CompareReport r = wb::compare_each(expected.data(), got.data(), 3, [](std::size_t i) {
+    return wb::Tolerance{i == 1 ? 0.25 : 0.5, 0};
+  });
+  CHECK(r.bad == 1);
+  CHECK(r.first_bad == 1);
+  CHECK(r.tolerance.abs == 0.25);
+  CHECK(r.describe("scan").find("<= 0.25 +") != std::string::npos);
+}

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// 0.07 warp_primitives: lanes of a warp trade registers with __shfl_*_sync, no shared memory needed.
+//
+// You learn: how __shfl_sync broadcasts one lane's value, how __shfl_down_sync folds 32 values
+// into one in 5 steps (a tree), how __shfl_up_sync builds a prefix sum in 5 steps, and why every
+// lane named in the mask must reach the shuffle, even lanes with nothing to do.
+// Task: the input is cut into segments of 32, one per warp. Write warp_broadcast_kernel,
+// warp_sums_kernel and warp_inclusive_scan_kernel: lanes past n contribute 0 and take part in
+// every shuffle; only the loads and stores are guarded.
+// Seed idea: warp shuffles (seed 000) and the __shfl_down_sync deadlock war story (seed 003).
+// Run:   build/default/phase0_basics/p0_07_warp_primitives [--size 64M]
+// Check: ctest --test-dir build/default -R '^0.07.*learner' --output-on-failure
+// Aim:   broadcast and scan at ~75% of the cudaMemcpy bandwidth, warp_sums ~50% (H100):
+//        the shuffles cost little; one 4-byte load per thread limits them (napkin math below).
+// Previous: 0.06 transpose. Next: 0.08 block_reduce.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/workbook.h"
+#include "phase0_basics/basics.cuh"
+
+namespace {
+
+constexpr int kWarpSize = 32;
+constexpr int kBlockSize = 256;  // 8 whole warps: a warp never straddles two blocks
+static_assert(kBlockSize % kWarpSize == 0, "a block must hold whole warps");
+
+// The mask of a *_sync shuffle is a promise: "all these lanes execute this shuffle together".
+// With 0xffffffff all 32 lanes must arrive. A lane that skipped it (an `if (i < n)` around the
+// shuffle, an early `return`) breaks the promise: undefined behaviour, which may return garbage
+// or hang the GPU with no error message. Seed 003's softmax hung for exactly this reason: a
+// full-mask __shfl_down_sync inside `if (lane < num_warps)`. So: every lane loads its value or a
+// neutral 0 when it is past n, every lane shuffles, and only the loads and stores are guarded.
+constexpr unsigned kFullMask = 0xffffffffu;
+static_assert(kFullMask == (1ull << kWarpSize) - 1, "the full mask has one bit per lane of the warp");
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+__global__ void warp_broadcast_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n,
+                                      int src_lane) {
+  // The block holds whole warps, so i % 32 is this thread's lane and i / 32 its segment.
+  // TODO(0.07): compute the global index i (std::size_t); load x = in[i], or 0 when i >= n; in
+  //             every lane take src_lane's x with __shfl_sync(kFullMask, ...); store it when i < n
+  //             (about 4 lines).
+}
+
+__global__ void warp_sums_kernel(const float* __restrict__ in, float* __restrict__ sums, std::size_t n) {
+  // TODO(0.07): load x as in the broadcast (0 past n); for offset = 16, 8, 4, 2, 1 add
+  //             __shfl_down_sync(kFullMask, x, offset) to x in every lane; then lane 0 of the warp
+  //             stores the segment's sum in sums[i / 32] when i < n (about 6 lines).
+}
+
+__global__ void warp_inclusive_scan_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
+  // TODO(0.07): load x (0 past n); for offset = 1, 2, 4, 8, 16 let every lane take
+  //             y = __shfl_up_sync(kFullMask, x, offset) and add y only when its lane >= offset;
+  //             store x when i < n (about 8 lines).
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+// One thread per element, rounded up to whole blocks: the threads past n fill the last warp.
+unsigned grid_for(std::size_t n) { return static_cast<unsigned>(wb::ceil_div(n, std::size_t(kBlockSize))); }
+
+}  // namespace
+
+void warp_broadcast(const float* in, float* out, std::size_t n, int src_lane, cudaStream_t stream) {
+  if (src_lane < 0 || src_lane >= kWarpSize) {
+    throw std::invalid_argument("warp_broadcast: src_lane must be in 0..31, got " + std::to_string(src_lane));
+  }
+  if (n == 0) return;  // a grid of 0 blocks is an invalid launch
+  warp_broadcast_kernel<<<grid_for(n), kBlockSize, 0, stream>>>(in, out, n, src_lane);
+  CUDA_CHECK_KERNEL();
+}
+
+void warp_sums(const float* in, float* sums, std::size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  warp_sums_kernel<<<grid_for(n), kBlockSize, 0, stream>>>(in, sums, n);
+  CUDA_CHECK_KERNEL();
+}
+
+void warp_inclusive_scan(const float* in, float* out, std::size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  warp_inclusive_scan_kernel<<<grid_for(n), kBlockSize, 0, stream>>>(in, out, n);
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: broadcast and scan read and write 4 bytes per element (8n); the sums read 4n and
+// write one float per 32 (4n + 4n/32). n = 64M moves 537 MB, about 0.18 ms at ~3 TB/s. Five
+// shuffles per element cost far less than that. What limits these kernels is bytes in flight:
+// one 4-byte load per thread, 2048 threads per SM, is 8 KB per SM, but ~3 TB/s at ~0.7 us of
+// latency needs ~16 KB per SM. warp_sums, which only reads, suffers most.
+int warp_primitives_lesson(wb::Lesson& lesson) {
+  const std::size_t n = lesson.size_or(64 * wb::MiB);
+  // Multiples of 1/256 in [-1, 1]: every partial sum of 32 of them is exact in float, so the
+  // GPU's tree order and the CPU's left-to-right order agree bit for bit.
+  const std::vector<float> in = wb::random_dyadic_floats(n, lesson.seed());
+  const int src_lane = 0;
+  const std::size_t segments = wb::ceil_div(n, std::size_t(kWarpSize));
+  std::vector<float> broadcast(n), sums(segments, 0.0f), scan(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t src = i / kWarpSize * kWarpSize + src_lane;
+    broadcast[i] = src < n ? in[src] : 0.0f;
+    sums[i / kWarpSize] += in[i];
+    scan[i] = (i % kWarpSize == 0 ? 0.0f : scan[i - 1]) + in[i];
+  }
+
+  wb::DeviceBuffer<float> din(in);
+  wb::GuardedDeviceBuffer<float> dout(n), dsums(segments);
+  const std::string problem = "n=" + wb::format_count(n);
+  const double n_bytes = 4.0 * static_cast<double>(n);
+  const wb::Tolerance exact{0, 0};  // dyadic inputs: every summation order is exact
+  bool pass = lesson.run_memory_bound("warp_broadcast", problem, 2 * n_bytes, dout, broadcast, exact,
+                                      [&] { warp_broadcast(din.data(), dout.data(), n, src_lane, nullptr); });
+  pass = lesson.run_memory_bound("warp_sums", problem, n_bytes + n_bytes / kWarpSize, dsums, sums, exact, [&] {
+    warp_sums(din.data(), dsums.data(), n, nullptr);
+  }) && pass;
+  pass = lesson.run_memory_bound("warp_inclusive_scan", problem, 2 * n_bytes, dout, scan, exact, [&] {
+    warp_inclusive_scan(din.data(), dout.data(), n, nullptr);
+  }) && pass;
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+WB_LESSON(warp_primitives_lesson, "warp shuffles: broadcast, reduce and scan without shared memory");
