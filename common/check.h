@@ -60,8 +60,20 @@ inline void check_cuda(cudaError_t code, const char* call, const char* file, int
 
 // After a launch: the launch error (bad configuration, no kernel image) is reported at once.
 // With WB_DEBUG_SYNC (the debug preset) it also waits, so errors while the kernel runs point here.
+// The message for an error found right after a launch. There, "invalid argument" is almost always
+// the grid's shape, so it gets its own hint.
+inline std::string launch_error_message(cudaError_t code, const char* file, int line) {
+  std::string message = format_cuda_error(code, "kernel launch", file, line);
+  const char* hint = code == cudaErrorInvalidValue
+                         ? "a grid dimension is 0 or above its limit (gridDim.y and gridDim.z <= 65535)"
+                         : cuda_error_hint(code);
+  if (hint != nullptr) message += ": " + std::string(hint);
+  return message;
+}
+
 inline void check_kernel_launch(const char* file, int line) {
-  check_cuda(cudaGetLastError(), "kernel launch", file, line);
+  const cudaError_t launched = cudaGetLastError();
+  if (launched != cudaSuccess) throw CudaError(launched, launch_error_message(launched, file, line));
 #ifdef WB_DEBUG_SYNC
   check_cuda(cudaDeviceSynchronize(), "kernel execution (WB_DEBUG_SYNC)", file, line);
 #endif

@@ -75,3 +75,14 @@ TEST_CASE("probe_gpu finds a usable GPU or says why, with the skip or fail exit 
     CHECK((contains(status.message, "SKIPPED") || contains(status.message, "FAILED")));
   }
 }
+
+TEST_CASE("launch errors explain the grid shape and the block size", "[host][check]") {
+  const std::string shape = wb::launch_error_message(cudaErrorInvalidValue, "k.cu", 7);
+  CHECK(contains(shape, "cudaErrorInvalidValue"));
+  CHECK(contains(shape, "at k.cu:7"));
+  CHECK(contains(shape, "a grid dimension is 0 or above its limit"));
+  const std::string config = wb::launch_error_message(cudaErrorInvalidConfiguration, "k.cu", 7);
+  CHECK(contains(config, "more than 1024 threads per block"));
+  const std::string other = wb::launch_error_message(cudaErrorInvalidDevice, "k.cu", 7);
+  CHECK(contains(other, "cudaErrorInvalidDevice"));
+}
