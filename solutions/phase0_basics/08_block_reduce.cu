@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// 0.08 block_reduce: threads of a block combine their sums in shared memory; blocks meet in an atomicAdd.
+//
+// You learn: how a block sums 256 values in 8 steps (a tree in shared memory, halving the active
+// threads each step), why a __syncthreads() separates the steps and must be reached by every
+// thread, and how atomicAdd lets blocks combine their sums without a second kernel.
+// Task: *result = sum of in[0..n). Zero *result in the launcher, then in the kernel let each thread
+// sum its share with a grid-stride loop, reduce the block's 256 partial sums in shared memory with
+// sequential addressing, and let thread 0 atomicAdd the block's sum into *result.
+// Seed idea: block reduction in shared memory plus one atomicAdd per block (seeds 000, 001).
+// Run:   build/default/phase0_basics/p0_08_block_reduce [--size 64M]
+// Check: ctest --test-dir build/default -R '^0.08.*learner' --output-on-failure
+// Aim:   about 70% of the cudaMemcpy bandwidth (H100: 2000 GB/s); phase 3 climbs to the library's 95%.
+// Previous: 0.07 warp_primitives. Next: 0.09 streams.
+
+#include <algorithm>
+#include <vector>
+
+#include "common/workbook.h"
+#include "phase0_basics/basics.cuh"
+
+namespace {
+
+constexpr int kBlockSize = 256;
+static_assert((kBlockSize & (kBlockSize - 1)) == 0,
+              "the tree halves the active threads each step: kBlockSize must be a power of two");
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+__global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __restrict__ result, std::size_t n) {
+  // One slot per thread: the block's partial sums meet here, where every thread of the block can see them.
+  __shared__ float partial[kBlockSize];
+  const unsigned tid = threadIdx.x;
+
+  // Step 1: each thread sums its share in a register. The grid-stride loop keeps neighbouring threads
+  // on neighbouring floats (coalesced) and lets a grid capped at one wave cover any n.
+  float sum = 0.0f;
+  // TODO(0.08): loop i from this thread's global index while i < n, stepping by gridDim.x * blockDim.x,
+  //             and add in[i] to sum (about 4 lines; use std::size_t).
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid; i < n; i += stride) {
+    sum += in[i];
+  }
+  partial[tid] = sum;
+  // Every slot must be written before any thread reads a neighbour's.
+  __syncthreads();
+
+  // Step 2: a tree with sequential addressing. Each step the first s threads add the slot s places
+  // to their right, halving the live slots: 256 -> 128 -> ... -> 1 in 8 steps. Active threads stay
+  // contiguous (whole warps idle, no divergence inside a warp) and a warp reads 32 consecutive slots.
+  // TODO(0.08): for s from blockDim.x / 2 down to 1, halving: if tid < s add partial[tid + s] to
+  //             partial[tid]; end each step with __syncthreads() OUTSIDE the if, so every thread of the
+  //             block reaches it (about 5 lines).
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) partial[tid] += partial[tid + s];
+    // Outside the if: a barrier that some threads skip is undefined behaviour (a hang or garbage).
+    // It makes this step's sums visible before the next step reads them.
+    __syncthreads();
+  }
+
+  // Step 3: partial[0] is the block's sum (read by every thread: one broadcast, no bank conflict).
+  // One atomic per block adds it to the grand total; other blocks do the same at any moment, and
+  // the hardware serializes those read-modify-writes, so none is lost.
+  sum = partial[0];
+  // TODO(0.08): let thread 0 add sum to *result with atomicAdd (1 line).
+  if (tid == 0) atomicAdd(result, sum);
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+// One full wave and no more: 8 blocks of 256 threads fill an SM (2048 threads). Every block costs
+// one atomicAdd on the same address, and those queue up one after another in L2, so fewer blocks
+// mean fewer atomics; the grid-stride loop gives each thread more elements to sum in registers.
+int reduce_grid(std::size_t n) {
+  const std::size_t cap = static_cast<std::size_t>(wb::current_sm_count()) * 8;
+  return static_cast<int>(std::min(wb::ceil_div(n, static_cast<std::size_t>(kBlockSize)), cap));
+}
+
+}  // namespace
+
+void reduce_sum_atomic(const float* in, float* result, std::size_t n, cudaStream_t stream) {
+  // atomicAdd adds to whatever *result holds (the last call's sum, or garbage), so start from 0, on
+  // the same stream so the zero lands before the kernel. For n = 0 that 0 is the answer: the empty sum.
+  // TODO(0.08): zero the one float at result with cudaMemsetAsync on `stream`, wrapped in CUDA_CHECK (1 line).
+  // All-zero bits are 0.0f.
+  CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));
+  if (n == 0) return;  // a grid of 0 blocks is an invalid launch
+  reduce_sum_atomic_kernel<<<reduce_grid(n), kBlockSize, 0, stream>>>(in, result, n);
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: every float is read once and 4 bytes are written: 4n bytes; n = 64M reads 268 MB,
+// about 0.09 ms at the H100's ~3 TB/s. One add per 4 bytes is nothing for the ALUs, and the
+// 132 * 8 = 1056 atomics are a rounding error. Expect about 0.13 ms (70% of memcpy): each thread
+// waits for one load before it issues the next; keeping several loads in flight is phase 3's job.
+int block_reduce_lesson(wb::Lesson& lesson) {
+  const std::size_t n = lesson.size_or(64 * wb::MiB);
+  // Multiples of 1/256 with random signs: every partial sum a correct kernel forms (a thread's, a
+  // block's, the running total of the atomics) is a multiple of 1/256 that wanders like a random walk,
+  // about 0.58 * sqrt(m) after m terms (4700 at 64M), far below 2^16, where float still holds
+  // every 1/256 step. So any order of adds gives the exact sum, and one lost element shows.
+  const std::vector<float> x = wb::random_dyadic_floats(n, lesson.seed());
+  double exact = 0;
+  for (float v : x) exact += v;
+  const std::vector<float> expected{static_cast<float>(exact)};
+  // Beyond 256M terms that walk may reach 2^16: fall back to the bound that holds for any order.
+  const wb::Tolerance tolerance = n <= 256 * wb::MiB ? wb::Tolerance{0, 0} : wb::sum_tolerance(n, wb::sum_abs(x));
+
+  wb::DeviceBuffer<float> din(x);
+  wb::GuardedDeviceBuffer<float> dresult(1);
+  // Timing repeats the call: the check after timing also proves that each call starts from 0.
+  const bool pass =
+      lesson.run_memory_bound("reduce_sum_atomic", "n=" + wb::format_count(n), 4.0 * static_cast<double>(n), dresult,
+                              expected, tolerance, [&] { reduce_sum_atomic(din.data(), dresult.data(), n, nullptr); });
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+WB_LESSON(block_reduce_lesson, "a block reduction in shared memory with one atomicAdd per block");
