@@ -52,9 +52,10 @@ class Lesson {
 
   // The usual life of a memory-bound launcher: poison `out`, launch once and verify (values and
   // guards), time it with a cold L2, verify again (a kernel that breaks on later calls is caught),
-  // print the result line. `bytes_moved`: each input read once plus each output written once.
+  // print the result line and return it. `bytes_moved`: each input read once plus each output
+  // written once.
   template <typename T>
-  bool run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
+  ResultLine run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
                         GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
                         const std::function<void()>& launch, std::size_t cols = 0);
 
@@ -78,7 +79,7 @@ bool check_output(const std::string& what, const std::vector<T>& expected, const
 }
 
 template <typename T>
-bool Lesson::run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
+ResultLine Lesson::run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
                               GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
                               const std::function<void()>& launch, std::size_t cols) {
   out.fill(poison_value<T>());
@@ -87,8 +88,9 @@ bool Lesson::run_memory_bound(const std::string& launcher, const std::string& pr
   bool pass = check_output(launcher, expected, out, tolerance, cols);
   const TimingStats time = bench(nullptr, bench_options(true), launch);
   pass = check_output(launcher + " (after timing)", expected, out, tolerance, cols) && pass;
-  report(memory_bound_line(launcher, problem, time, bytes_moved, pass));
-  return pass;
+  const ResultLine line = memory_bound_line(launcher, problem, time, bytes_moved, pass);
+  report(line);
+  return line;
 }
 
 // "HBM" or "DRAM": what the result line calls the GPU's memory.

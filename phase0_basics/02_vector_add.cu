@@ -82,9 +82,9 @@ int vector_add_lesson(wb::Lesson& lesson) {
   const double bytes = 12.0 * static_cast<double>(n);
   const wb::Tolerance exact{0, 0};  // one float add, rounded the same way on CPU and GPU
   bool pass = lesson.run_memory_bound("vector_add", problem, bytes, dc, expected, exact,
-                                      [&] { vector_add(da.data(), db.data(), dc.data(), n, nullptr); });
+                                      [&] { vector_add(da.data(), db.data(), dc.data(), n, nullptr); }).pass;
   pass = lesson.run_memory_bound("vector_add_float4", problem, bytes, dc, expected, exact,
-                                 [&] { vector_add_float4(da.data(), db.data(), dc.data(), n, nullptr); }) &&
+                                 [&] { vector_add_float4(da.data(), db.data(), dc.data(), n, nullptr); }).pass &&
          pass;
   return pass ? wb::kExitPass : wb::kExitFail;
 }

@@ -142,7 +142,7 @@ int transpose_lesson(wb::Lesson& lesson) {
     // The output has `rows` columns: mismatches print as [row, col] of out.
     pass = lesson.run_memory_bound(
                step.name, problem, bytes, dout, expected, exact,
-               [&] { step.launch(din.data(), dout.data(), rows, cols, nullptr); }, dims[0]) &&
+               [&] { step.launch(din.data(), dout.data(), rows, cols, nullptr); }, dims[0]).pass &&
            pass;
   }
   return pass ? wb::kExitPass : wb::kExitFail;

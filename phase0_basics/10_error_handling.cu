@@ -5,7 +5,7 @@
 // goes unnoticed unless you ask cudaGetLastError(), which CUDA_CHECK_KERNEL() does for you; and
 // a missing bounds check raises no error at all: it quietly overwrites whatever follows your
 // buffer, which only guard canaries or compute-sanitizer memcheck reveal.
-// Task: scale_in_place (data[i] *= s) has two bugs, one per TODO. Check the launch, and keep the
+// Task: scale_in_place (data[i] *= s) has two bugs, each marked for you. Check the launch, and keep the
 // extra threads of the last block (i >= n) away from memory.
 // Seed idea: "check for launch errors with cudaGetLastError" after every launch (seed 000).
 // Run:   build/default/phase0_basics/p0_10_error_handling [--size 64M]

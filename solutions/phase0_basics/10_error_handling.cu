@@ -5,7 +5,7 @@
 // goes unnoticed unless you ask cudaGetLastError(), which CUDA_CHECK_KERNEL() does for you; and
 // a missing bounds check raises no error at all: it quietly overwrites whatever follows your
 // buffer, which only guard canaries or compute-sanitizer memcheck reveal.
-// Task: scale_in_place (data[i] *= s) has two bugs, one per TODO. Check the launch, and keep the
+// Task: scale_in_place (data[i] *= s) has two bugs, each marked for you. Check the launch, and keep the
 // extra threads of the last block (i >= n) away from memory.
 // Seed idea: "check for launch errors with cudaGetLastError" after every launch (seed 000).
 // Run:   build/default/phase0_basics/p0_10_error_handling [--size 64M]
@@ -30,7 +30,6 @@ __global__ void scale_in_place_kernel(float* __restrict__ data, std::size_t n, f
   // One element per thread. The grid comes in whole blocks, so the last block usually has threads
   // past the end: n = 1000 with 256 threads per block launches 1024 threads, and 24 have no element.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  // TODO(0.10): bug 2: threads with i >= n store past the end of data. Return early for them (1 line).
   if (i >= n) return;  // nothing checks this for you: the write would simply land in someone else's memory
   data[i] *= s;
 }
@@ -48,8 +47,6 @@ void scale_in_place(float* data, std::size_t n, float s, int threads_per_block, 
   scale_in_place_kernel<<<blocks, threads_per_block, 0, stream>>>(data, n, s);
   // A launch returns no status: a bad configuration only sets the thread's "last error", and the
   // kernel simply never runs. Nothing fails until someone looks at the data.
-  // TODO(0.10): bug 1: nothing asks whether the launch worked. Check it, so that an invalid configuration
-  //             throws wb::CudaError (1 line).
   CUDA_CHECK_KERNEL();
 }
 
