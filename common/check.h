@@ -60,12 +60,13 @@ inline void check_cuda(cudaError_t code, const char* call, const char* file, int
 
 // After a launch: the launch error (bad configuration, no kernel image) is reported at once.
 // With WB_DEBUG_SYNC (the debug preset) it also waits, so errors while the kernel runs point here.
-// The message for an error found right after a launch. There, "invalid argument" is almost always
-// the grid's shape, so it gets its own hint.
+// The message for an error found right after a launch. There, "invalid argument" almost always
+// means a block or grid dimension out of range (CUDA 13 reports bad block sizes this way too).
 inline std::string launch_error_message(cudaError_t code, const char* file, int line) {
   std::string message = format_cuda_error(code, "kernel launch", file, line);
   const char* hint = code == cudaErrorInvalidValue
-                         ? "a grid dimension is 0 or above its limit (gridDim.y and gridDim.z <= 65535)"
+                         ? "a launch dimension is out of range: a block of 0 or more than 1024 threads, or a "
+                           "grid dimension of 0 or above its limit (gridDim.y and gridDim.z <= 65535)"
                          : cuda_error_hint(code);
   if (hint != nullptr) message += ": " + std::string(hint);
   return message;

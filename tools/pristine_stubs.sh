@@ -11,7 +11,9 @@ registry=$build/workbook_exercises.tsv
 timeout_s=${WB_PRISTINE_TIMEOUT:-300}
 [ -f "$registry" ] || { echo "no exercise registry at $registry: configure the build first"; exit 1; }
 
-if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+# Only a checkout whose exercise files are committed can say whether they were edited.
+if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
+   [ -n "$(git -C "$src" ls-files -- 'phase*/[0-9][0-9]_*.cu')" ]; then
   edited=$(git -C "$src" status --porcelain -- 'phase*/[0-9][0-9]_*.cu')
   if [ -n "$edited" ]; then
     echo "SKIPPED: exercise files differ from the repository, so they are not pristine stubs:"

@@ -76,11 +76,11 @@ TEST_CASE("probe_gpu finds a usable GPU or says why, with the skip or fail exit 
   }
 }
 
-TEST_CASE("launch errors explain the grid shape and the block size", "[host][check]") {
+TEST_CASE("launch errors explain out-of-range block and grid dimensions", "[host][check]") {
   const std::string shape = wb::launch_error_message(cudaErrorInvalidValue, "k.cu", 7);
   CHECK(contains(shape, "cudaErrorInvalidValue"));
   CHECK(contains(shape, "at k.cu:7"));
-  CHECK(contains(shape, "a grid dimension is 0 or above its limit"));
+  CHECK(contains(shape, "more than 1024 threads, or a grid dimension of 0 or above its limit"));
   const std::string config = wb::launch_error_message(cudaErrorInvalidConfiguration, "k.cu", 7);
   CHECK(contains(config, "more than 1024 threads per block"));
   const std::string other = wb::launch_error_message(cudaErrorInvalidDevice, "k.cu", 7);
