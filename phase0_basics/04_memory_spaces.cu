@@ -19,6 +19,7 @@
 
 #include "common/workbook.h"
 #include "phase0_basics/basics.cuh"
+#include "phase0_basics/reference.h"
 
 namespace {
 
@@ -76,26 +77,6 @@ void stencil_1d(const float* in, float* out, std::size_t n, cudaStream_t stream)
 // ---- lesson -----------------------------------------------------------------------------------------
 
 namespace {
-
-// The CPU reference: the same order as the kernel, each step one fused multiply-add rounded once.
-// Returns the largest sum over k of |w * x| of any output, which the tolerance scales with.
-double stencil_reference(const std::vector<float>& w, const std::vector<float>& x, std::vector<float>& out) {
-  const std::size_t n = x.size();
-  double largest = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    float sum = 0.0f;
-    double magnitude = 0;
-    for (int k = -kStencilRadius; k <= kStencilRadius; ++k) {
-      const long long j = static_cast<long long>(i) + k;
-      const float xj = (j >= 0 && j < static_cast<long long>(n)) ? x[static_cast<std::size_t>(j)] : 0.0f;
-      sum = std::fma(w[k + kStencilRadius], xj, sum);
-      magnitude += std::fabs(static_cast<double>(w[k + kStencilRadius]) * xj);
-    }
-    out[i] = sum;
-    largest = std::max(largest, magnitude);
-  }
-  return largest;
-}
 
 // Napkin math: 1 float read + 1 written = 8 bytes per element (the halos add 2R / 256 = 2% more
 // reads, served by L2); n = 64M moves 537 MB, 0.18 ms at ~3 TB/s. The 7 FMAs are 14 FLOP per 8 bytes,

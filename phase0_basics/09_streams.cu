@@ -22,14 +22,11 @@
 #include "common/stream.h"
 #include "common/workbook.h"
 #include "phase0_basics/basics.cuh"
+#include "phase0_basics/reference.h"
 
 namespace {
 
 constexpr int kBlockSize = 256;
-// One step of work: x -> x * (1 - 2^-10) + 2^-10. Both constants are exact in float and an fma
-// rounds once, so the CPU's std::fma and the GPU's fmaf agree bit for bit.
-constexpr float kDecay = 0.9990234375f;
-constexpr float kStep = 0.0009765625f;
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
@@ -39,7 +36,7 @@ __global__ void process_kernel(const float* __restrict__ in, float* __restrict__
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     float x = in[i];
     // `work` dependent fmas per element: the knob that makes the kernel cost as much as a copy.
-    for (int k = 0; k < work; ++k) x = fmaf(x, kDecay, kStep);
+    for (int k = 0; k < work; ++k) x = fmaf(x, kProcessDecay, kProcessStep);
     out[i] = x;
   }
 }
@@ -58,11 +55,6 @@ void process(const float* in, float* out, std::size_t n, int work, cudaStream_t 
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch
   process_kernel<<<grid_for(n), kBlockSize, 0, stream>>>(in, out, n, work);
   CUDA_CHECK_KERNEL();
-}
-
-float process_reference(float x, int work) {
-  for (int k = 0; k < work; ++k) x = std::fma(x, kDecay, kStep);
-  return x;
 }
 
 void pipeline_serial(const float* host_in, float* host_out, float* dev_in, float* dev_out, std::size_t n, int work,

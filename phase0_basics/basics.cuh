@@ -69,11 +69,13 @@ void warp_inclusive_scan(const float* in, float* out, std::size_t n, cudaStream_
 void reduce_sum_atomic(const float* in, float* result, std::size_t n, cudaStream_t stream);
 
 // ---- 0.09 streams ----------------------------------------------------------------------------------
-// out[i] = x after `work` steps of x = fma(x, 0.9990234375f, 0.0009765625f) from x = in[i]: a kernel
+// One step of work: x -> x * (1 - 2^-10) + 2^-10. Both constants are exact in float and an fma rounds
+// once, so the CPU's std::fma and the GPU's fmaf agree bit for bit (reference.h).
+constexpr float kProcessDecay = 0.9990234375f;
+constexpr float kProcessStep = 0.0009765625f;
+// out[i] = x after `work` steps of x = fma(x, kProcessDecay, kProcessStep) from x = in[i]: a kernel
 // whose cost grows with `work`.
 void process(const float* in, float* out, std::size_t n, int work, cudaStream_t stream);
-// The host reference of process() for one element (bit-exact: fma in float on both sides).
-float process_reference(float x, int work);
 // host_in -> dev_in, process, dev_out -> host_out on one stream, one after the other.
 // host_in and host_out must be pinned (cudaMallocHost) for the copies to be asynchronous.
 void pipeline_serial(const float* host_in, float* host_out, float* dev_in, float* dev_out, std::size_t n,

@@ -11,29 +11,9 @@
 #include "common/buffer.h"
 #include "common/testing.h"
 #include "phase0_basics/basics.cuh"
+#include "phase0_basics/reference.h"
 
 namespace {
-
-// out[i] = sum over k = -R..R of w[k + R] * in[i + k], in[j] = 0 outside [0, n): the kernel's order,
-// each step one fused multiply-add. Returns the largest sum over k of |w * x| of any output.
-double stencil_reference(const std::vector<float>& w, const std::vector<float>& x, std::vector<float>& out) {
-  const std::size_t n = x.size();
-  out.assign(n, 0.0f);
-  double largest = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    float sum = 0.0f;
-    double magnitude = 0;
-    for (int k = -kStencilRadius; k <= kStencilRadius; ++k) {
-      const long long j = static_cast<long long>(i) + k;
-      const float xj = (j >= 0 && j < static_cast<long long>(n)) ? x[static_cast<std::size_t>(j)] : 0.0f;
-      sum = std::fma(w[k + kStencilRadius], xj, sum);
-      magnitude += std::fabs(static_cast<double>(w[k + kStencilRadius]) * xj);
-    }
-    out[i] = sum;
-    largest = std::max(largest, magnitude);
-  }
-  return largest;
-}
 
 // Summing 2R + 1 products in any order (with or without fma) errs by at most (2R + 1) * u * sum |w * x|
 // (Jeannerod and Rump, 2013). The GPU and the reference may each be off by that much, so the bound is

@@ -14,6 +14,7 @@
 #include "common/stream.h"
 #include "common/testing.h"
 #include "phase0_basics/basics.cuh"
+#include "phase0_basics/reference.h"
 
 namespace {
 
