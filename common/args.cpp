@@ -42,10 +42,20 @@ bool parse_count(const std::string& text, std::size_t* out, bool allow_zero) {
     if (i + 1 != text.size()) return false;
     int shift = 0;
     switch (text[i]) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
-      default: return false;
+      case 'K':
+      case 'k':
+        shift = 10;
+        break;
+      case 'M':
+      case 'm':
+        shift = 20;
+        break;
+      case 'G':
+      case 'g':
+        shift = 30;
+        break;
+      default:
+        return false;
     }
     if (value > (max >> shift)) return false;
     value <<= shift;
@@ -61,8 +71,7 @@ bool parse_dims(const std::string& text, std::vector<std::size_t>* out) {
   while (true) {
     const std::size_t x = text.find('x', start);
     std::size_t value = 0;
-    if (!parse_count(text.substr(start, x == std::string::npos ? std::string::npos : x - start), &value))
-      return false;
+    if (!parse_count(text.substr(start, x == std::string::npos ? std::string::npos : x - start), &value)) return false;
     dims.push_back(value);
     if (x == std::string::npos) break;
     start = x + 1;
@@ -131,7 +140,9 @@ std::string lesson_usage(const std::string& program, const std::string& title) {
          "  --size N     problem size: a count with an optional K/M/G suffix (64M), or RxC for matrices\n"
          "  --repeat N   timed repetitions, reported as median and spread (default 20)\n"
          "  --warmup N   untimed launches before timing (default 3)\n"
-         "  --seed N     seed of the random input (default " + std::to_string(kDefaultSeed) + ")\n"
+         "  --seed N     seed of the random input (default " +
+         std::to_string(kDefaultSeed) +
+         ")\n"
          "  --csv        print the result as CSV instead of the result line\n"
          "exit status: 0 PASS, 1 wrong result or CUDA error, 2 bad arguments, 77 no usable GPU\n";
 }

@@ -7,10 +7,9 @@ namespace wb {
 
 std::string describe_out_of_memory(std::size_t bytes, std::size_t free_bytes, std::size_t total_bytes) {
   char text[200];
-  std::snprintf(text, sizeof text,
-                "out of GPU memory allocating %.1f MiB (%.1f MiB free of %.1f MiB): try a smaller --size",
-                static_cast<double>(bytes) / MiB, static_cast<double>(free_bytes) / MiB,
-                static_cast<double>(total_bytes) / MiB);
+  std::snprintf(
+      text, sizeof text, "out of GPU memory allocating %.1f MiB (%.1f MiB free of %.1f MiB): try a smaller --size",
+      static_cast<double>(bytes) / MiB, static_cast<double>(free_bytes) / MiB, static_cast<double>(total_bytes) / MiB);
   return text;
 }
 
@@ -36,8 +35,8 @@ void* pinned_alloc(std::size_t bytes) {
   const cudaError_t code = cudaMallocHost(&ptr, bytes);
   if (code == cudaErrorMemoryAllocation) {
     cudaGetLastError();
-    throw CudaError(code, "out of pinned host memory allocating " + std::to_string(bytes / MiB) +
-                              " MiB: try a smaller --size");
+    throw CudaError(
+        code, "out of pinned host memory allocating " + std::to_string(bytes / MiB) + " MiB: try a smaller --size");
   }
   CUDA_CHECK(code);
   return ptr;

@@ -115,8 +115,7 @@ class GuardedDeviceBuffer {
   static constexpr std::size_t kDefaultGuard = 1024;
 
   explicit GuardedDeviceBuffer(std::size_t count, std::size_t guard = kDefaultGuard)
-      : count_(count), guard_(guard < 256 / sizeof(T) ? 256 / sizeof(T) : guard),
-        storage_(count + 2 * guard_) {
+      : count_(count), guard_(guard < 256 / sizeof(T) ? 256 / sizeof(T) : guard), storage_(count + 2 * guard_) {
     std::vector<T> init(storage_.size(), canary_value<T>());
     std::fill(init.begin() + guard_, init.begin() + guard_ + count_, poison_value<T>());
     storage_.upload(init);

@@ -22,8 +22,8 @@ class CudaError : public std::runtime_error {
 
 // "CUDA error cudaErrorInvalidValue (invalid argument) in `cudaMemcpy(...)` at file.cu:42"
 inline std::string format_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
-  return std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") in `" +
-         call + "` at " + file + ":" + std::to_string(line);
+  return std::string("CUDA error ") + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") in `" + call +
+         "` at " + file + ":" + std::to_string(line);
 }
 
 // One sentence on the likely cause, for the errors learners meet first.

@@ -9,8 +9,8 @@
 namespace wb {
 
 inline std::string format_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  return std::string("cuBLAS error ") + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) +
-         ") in `" + call + "` at " + file + ":" + std::to_string(line);
+  return std::string("cuBLAS error ") + cublasGetStatusName(status) + " (" + cublasGetStatusString(status) + ") in `" +
+         call + "` at " + file + ":" + std::to_string(line);
 }
 
 inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {

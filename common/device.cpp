@@ -12,11 +12,11 @@
 namespace wb {
 
 int fp32_lanes_per_sm(int cc_major, int cc_minor) {
-  if (cc_major == 7) return 64;                    // Volta, Turing
-  if (cc_major == 8 && cc_minor == 0) return 64;   // A100
-  if (cc_major == 6 && cc_minor == 0) return 64;   // P100
-  if (cc_major == 6) return 128;                   // other Pascal
-  return 128;                                      // 8.6, 8.7, 8.9, 9.0 (Hopper), 10.x, 12.x
+  if (cc_major == 7) return 64;                   // Volta, Turing
+  if (cc_major == 8 && cc_minor == 0) return 64;  // A100
+  if (cc_major == 6 && cc_minor == 0) return 64;  // P100
+  if (cc_major == 6) return 128;                  // other Pascal
+  return 128;                                     // 8.6, 8.7, 8.9, 9.0 (Hopper), 10.x, 12.x
 }
 
 double dram_peak_gbs(int mem_clock_khz, int bus_width_bits) {
@@ -88,5 +88,11 @@ int current_sm_count() {
     return sms;
   }();
   return count;
+}
+
+int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm) {
+  const std::size_t needed = (items + static_cast<std::size_t>(block_size) - 1) / static_cast<std::size_t>(block_size);
+  const std::size_t cap = static_cast<std::size_t>(current_sm_count()) * static_cast<std::size_t>(blocks_per_sm);
+  return static_cast<int>(needed < cap ? needed : cap);
 }
 }  // namespace wb

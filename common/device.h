@@ -45,4 +45,7 @@ double measure_memcpy_d2d_gbs(std::size_t bytes, int repeat = 20);
 namespace wb {
 // Multiprocessors of the current device, read once per process (launchers size grids with it).
 int current_sm_count();
+// Blocks for a grid-stride loop over `items` with `block_size` threads each: enough to cover the
+// items, but at most `blocks_per_sm` per SM (more only adds scheduling work; the loop does the rest).
+int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm);
 }  // namespace wb

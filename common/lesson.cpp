@@ -43,13 +43,17 @@ LessonRegistrar::LessonRegistrar(LessonFn fn, const char* id, const char* name, 
 }
 
 Lesson::Lesson(std::string id, std::string name, std::string variant, LessonOptions options, DeviceInfo device)
-    : id_(std::move(id)), name_(std::move(name)), variant_(std::move(variant)), options_(std::move(options)),
+    : id_(std::move(id)),
+      name_(std::move(name)),
+      variant_(std::move(variant)),
+      options_(std::move(options)),
       device_(std::move(device)) {}
 
 std::size_t Lesson::size_or(std::size_t fallback) const {
   if (options_.size.empty()) return fallback;
   std::size_t n = 0;
-  if (!parse_count(options_.size, &n)) throw UsageError("--size needs a count like 1000 or 64M, got '" + options_.size + "'");
+  if (!parse_count(options_.size, &n))
+    throw UsageError("--size needs a count like 1000 or 64M, got '" + options_.size + "'");
   return n;
 }
 
@@ -81,8 +85,8 @@ double Lesson::memcpy_gbs(std::size_t bytes) {
 double Lesson::dram_peak_gbs() const { return wb::dram_peak_gbs(device_); }
 double Lesson::fp32_peak_gflops() const { return wb::fp32_peak_gflops(device_); }
 
-ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem,
-                                     const TimingStats& time, double bytes_moved, bool pass) {
+ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
+                                     double bytes_moved, bool pass) {
   ResultLine line;
   line.id = id_;
   line.name = launcher;
@@ -97,8 +101,7 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   line.ref_label = "memcpy";
   // Above the copy's bandwidth, a working set that fits in L2 is being served by the cache. A large
   // one is real DRAM traffic: a kernel that mostly reads (or only writes) can beat a copy's mix.
-  line.cache_resident =
-      line.rate > 1.05 * reference && bytes_moved <= 2.0 * static_cast<double>(device_.l2_bytes);
+  line.cache_resident = line.rate > 1.05 * reference && bytes_moved <= 2.0 * static_cast<double>(device_.l2_bytes);
   line.pass = pass;
   return line;
 }

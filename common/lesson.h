@@ -56,8 +56,8 @@ class Lesson {
   // written once.
   template <typename T>
   ResultLine run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
-                        GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
-                        const std::function<void()>& launch, std::size_t cols = 0);
+                              GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
+                              const std::function<void()>& launch, std::size_t cols = 0);
 
  private:
   std::string id_, name_, variant_;
@@ -80,8 +80,8 @@ bool check_output(const std::string& what, const std::vector<T>& expected, const
 
 template <typename T>
 ResultLine Lesson::run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
-                              GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
-                              const std::function<void()>& launch, std::size_t cols) {
+                                    GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
+                                    const std::function<void()>& launch, std::size_t cols) {
   out.fill(poison_value<T>());
   launch();
   CUDA_CHECK(cudaDeviceSynchronize());

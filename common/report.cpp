@@ -60,10 +60,9 @@ std::string format_result_line(const ResultLine& line) {
                 line.time.spread_pct);
   std::snprintf(peak, sizeof peak, "%.0f%% %s", line.peak_pct, line.peak_label.c_str());
   char text[400];
-  std::snprintf(text, sizeof text, "%-5s %-26s %-16s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(),
-                line.name.c_str(), line.problem.c_str(), time, format_rate(line.rate, line.unit).c_str(), peak,
-                format_ref(line).c_str(), line.cache_resident ? "cache-resident " : "",
-                line.pass ? "PASS" : "FAIL");
+  std::snprintf(text, sizeof text, "%-5s %-26s %-16s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(), line.name.c_str(),
+                line.problem.c_str(), time, format_rate(line.rate, line.unit).c_str(), peak, format_ref(line).c_str(),
+                line.cache_resident ? "cache-resident " : "", line.pass ? "PASS" : "FAIL");
   return text;
 }
 
@@ -74,12 +73,11 @@ std::string csv_header() {
 
 std::string format_csv_row(const ResultLine& line, const std::string& device_name) {
   char text[600];
-  std::snprintf(text, sizeof text, "%s,%s,%s,%.6f,%.6f,%.2f,%.3f,%s,%.2f,%s,%.4f,%s,%s,%d,%s,%s",
-                line.id.c_str(), line.name.c_str(), line.problem.c_str(), line.time.median_ms, line.time.min_ms,
-                line.time.spread_pct, line.rate, line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s", line.peak_pct,
-                line.peak_label.c_str(), line.ref_value, line.ref_style == RefStyle::Percent ? "percent" : "speedup",
-                line.ref_label.c_str(), line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL",
-                device_name.c_str());
+  std::snprintf(text, sizeof text, "%s,%s,%s,%.6f,%.6f,%.2f,%.3f,%s,%.2f,%s,%.4f,%s,%s,%d,%s,%s", line.id.c_str(),
+                line.name.c_str(), line.problem.c_str(), line.time.median_ms, line.time.min_ms, line.time.spread_pct,
+                line.rate, line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s", line.peak_pct, line.peak_label.c_str(),
+                line.ref_value, line.ref_style == RefStyle::Percent ? "percent" : "speedup", line.ref_label.c_str(),
+                line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL", device_name.c_str());
   return text;
 }
 

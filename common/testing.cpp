@@ -25,8 +25,9 @@ std::string explain_execution_error(cudaError_t code) {
   std::string text = std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ")";
   if (const char* hint = cuda_error_hint(code)) text += ": " + std::string(hint);
   if (code == cudaErrorIllegalAddress || code == cudaErrorMisalignedAddress || code == cudaErrorLaunchFailure)
-    text += ". Find the line with: workbook check <id> --sanitize (compute-sanitizer memcheck)."
-            " The GPU context is now unusable, so later tests in this run fail too.";
+    text +=
+        ". Find the line with: workbook check <id> --sanitize (compute-sanitizer memcheck)."
+        " The GPU context is now unusable, so later tests in this run fail too.";
   return text;
 }
 

@@ -20,7 +20,9 @@
 namespace Catch {
 template <>
 struct StringMaker<cudaError_t> {
-  static std::string convert(cudaError_t e) { return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")"; }
+  static std::string convert(cudaError_t e) {
+    return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+  }
 };
 }  // namespace Catch
 
@@ -41,21 +43,21 @@ std::string explain_execution_error(cudaError_t code);
 
 // Runs one launcher call. A launch error (thrown by CUDA_CHECK_KERNEL) and an error while the
 // kernel runs (from the synchronize) fail with different messages, so the learner knows which.
-#define WB_RUN_LAUNCHER(call)                                                                             \
-  do {                                                                                                    \
-    try {                                                                                                 \
-      call;                                                                                               \
-    } catch (const ::wb::CudaError& wb_error_) {                                                          \
-      FAIL("launching `" #call "` failed: " << wb_error_.what());                                       \
-    }                                                                                                     \
-    const cudaError_t wb_sync_ = cudaDeviceSynchronize();                                                 \
-    if (wb_sync_ != cudaSuccess)                                                                          \
+#define WB_RUN_LAUNCHER(call)                                                                                    \
+  do {                                                                                                           \
+    try {                                                                                                        \
+      call;                                                                                                      \
+    } catch (const ::wb::CudaError& wb_error_) {                                                                 \
+      FAIL("launching `" #call "` failed: " << wb_error_.what());                                                \
+    }                                                                                                            \
+    const cudaError_t wb_sync_ = cudaDeviceSynchronize();                                                        \
+    if (wb_sync_ != cudaSuccess)                                                                                 \
       FAIL("the kernel of `" #call "` failed while running: " << ::wb::test::explain_execution_error(wb_sync_)); \
   } while (0)
 
 // Fails with the report's teaching message unless it is ok(); works for CompareReport and GuardReport.
-#define WB_REQUIRE_OK(report, what)                         \
-  do {                                                      \
-    const auto& wb_report_ = (report);                      \
-    if (!wb_report_.ok()) FAIL(wb_report_.describe(what));  \
+#define WB_REQUIRE_OK(report, what)                        \
+  do {                                                     \
+    const auto& wb_report_ = (report);                     \
+    if (!wb_report_.ok()) FAIL(wb_report_.describe(what)); \
   } while (0)

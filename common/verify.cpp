@@ -71,8 +71,8 @@ std::string CompareReport::describe(const std::string& what) const {
     if (last.front().index != first.back().index + 1) out << "  ...\n";
     for (const Mismatch& m : last) print_mismatch(out, m, cols);
   }
-  out << "  (tolerance: |got - expected| <= " << format_number(tolerance.abs) << " + "
-      << format_number(tolerance.rel) << " * |expected|)\n";
+  out << "  (tolerance: |got - expected| <= " << format_number(tolerance.abs) << " + " << format_number(tolerance.rel)
+      << " * |expected|)\n";
   if (untouched == count) {
     out << "Output untouched: no element was written. Is the kernel implemented, and is it launched?\n";
   } else if (untouched_is_tail) {
@@ -100,10 +100,9 @@ std::string GuardReport::describe(const std::string& what) const {
   }
   if (back_damaged > 0) {
     out << what << ": wrote past the end of the output: " << back_damaged
-        << " guard elements after the last valid index " << (count == 0 ? std::string("(none: n = 0)")
-                                                                       : std::to_string(count - 1))
-        << " changed, the first at index " << first_after
-        << ". A thread with i >= n stored anyway: add or fix the bounds check.\n";
+        << " guard elements after the last valid index "
+        << (count == 0 ? std::string("(none: n = 0)") : std::to_string(count - 1)) << " changed, the first at index "
+        << first_after << ". A thread with i >= n stored anyway: add or fix the bounds check.\n";
   }
   if (front_damaged > 0) {
     out << what << ": wrote before the start of the output: " << front_damaged

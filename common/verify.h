@@ -84,7 +84,7 @@ struct CompareReport {
   std::size_t last_bad = 0;
   std::size_t tail_untouched_from = 0;  // when every element from here on is untouched
   bool untouched_is_tail = false;
-  std::size_t cols = 0;                 // > 0: indices are printed as [row, col]
+  std::size_t cols = 0;  // > 0: indices are printed as [row, col]
   Tolerance tolerance;
   std::vector<Mismatch> first;  // up to kShown, in index order
   std::vector<Mismatch> last;   // up to kShown, the last bad ones
@@ -125,14 +125,14 @@ CompareReport compare_each(const T* expected, const T* got, std::size_t n, Toler
 
 template <typename T>
 CompareReport compare(const T* expected, const T* got, std::size_t n, Tolerance tol, std::size_t cols = 0) {
-  CompareReport report = compare_each(expected, got, n, [tol](std::size_t) { return tol; }, cols);
+  CompareReport report = compare_each(
+      expected, got, n, [tol](std::size_t) { return tol; }, cols);
   report.tolerance = tol;
   return report;
 }
 
 template <typename T>
-CompareReport compare(const std::vector<T>& expected, const std::vector<T>& got, Tolerance tol,
-                      std::size_t cols = 0) {
+CompareReport compare(const std::vector<T>& expected, const std::vector<T>& got, Tolerance tol, std::size_t cols = 0) {
   if (expected.size() != got.size()) {
     CompareReport report;
     report.count = expected.size();

@@ -24,8 +24,8 @@ constexpr int kBlockSize = 256;
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-__global__ void vector_add_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                  float* __restrict__ c, std::size_t n) {
+__global__ void vector_add_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                  std::size_t n) {
   // Each thread starts at its global index and jumps by the whole grid's width, so neighbouring
   // threads always touch neighbouring floats (coalesced) and no element is visited twice.
   // TODO(0.02): loop i from this thread's global index while i < n, stepping by
@@ -38,28 +38,27 @@ __global__ void vector_add_float4_kernel(const float* __restrict__ a, const floa
   // TODO(0.02): with n4 = n / 4 and a4, b4, c4 the float4 views of a, b, c, grid-stride over
   //             i < n4 and store c4[i] = the component-wise sum of a4[i] and b4[i] (about 10 lines).
   // The last n % 4 (at most 3) elements do not fill a float4: the first threads add them one by one.
-  // TODO(0.02): let the thread whose global index is `first` add the scalar element 4 * n4 + first when it is < n (2 lines).
+  // TODO(0.02): let the thread whose global index is `first` add the scalar element 4 * n4 + first when it is < n (2
+  // lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
 
 // Enough blocks for several waves on every SM and no more: the grid-stride loop does the rest.
-int grid_for(std::size_t items) {
-  const std::size_t cap = static_cast<std::size_t>(wb::current_sm_count()) * 32;
-  return static_cast<int>(std::min(wb::ceil_div(items, static_cast<std::size_t>(kBlockSize)), cap));
-}
+constexpr int kBlocksPerSm = 32;
 
 }  // namespace
 
 void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch
-  vector_add_kernel<<<grid_for(n), kBlockSize, 0, stream>>>(a, b, c, n);
+  vector_add_kernel<<<wb::grid_stride_blocks(n, kBlockSize, kBlocksPerSm), kBlockSize, 0, stream>>>(a, b, c, n);
   CUDA_CHECK_KERNEL();
 }
 
 void vector_add_float4(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
-  vector_add_float4_kernel<<<grid_for(std::max<std::size_t>(n / 4, 1)), kBlockSize, 0, stream>>>(a, b, c, n);
+  vector_add_float4_kernel<<<wb::grid_stride_blocks(std::max<std::size_t>(n / 4, 1), kBlockSize, kBlocksPerSm),
+                             kBlockSize, 0, stream>>>(a, b, c, n);
   CUDA_CHECK_KERNEL();
 }
 
@@ -81,10 +80,14 @@ int vector_add_lesson(wb::Lesson& lesson) {
   const std::string problem = "n=" + wb::format_count(n);
   const double bytes = 12.0 * static_cast<double>(n);
   const wb::Tolerance exact{0, 0};  // one float add, rounded the same way on CPU and GPU
-  bool pass = lesson.run_memory_bound("vector_add", problem, bytes, dc, expected, exact,
-                                      [&] { vector_add(da.data(), db.data(), dc.data(), n, nullptr); }).pass;
-  pass = lesson.run_memory_bound("vector_add_float4", problem, bytes, dc, expected, exact,
-                                 [&] { vector_add_float4(da.data(), db.data(), dc.data(), n, nullptr); }).pass &&
+  bool pass = lesson
+                  .run_memory_bound("vector_add", problem, bytes, dc, expected, exact,
+                                    [&] { vector_add(da.data(), db.data(), dc.data(), n, nullptr); })
+                  .pass;
+  pass = lesson
+             .run_memory_bound("vector_add_float4", problem, bytes, dc, expected, exact,
+                               [&] { vector_add_float4(da.data(), db.data(), dc.data(), n, nullptr); })
+             .pass &&
          pass;
   return pass ? wb::kExitPass : wb::kExitFail;
 }

@@ -97,8 +97,10 @@ int memory_spaces_lesson(wb::Lesson& lesson) {
   wb::GuardedDeviceBuffer<float> dout(n);
   set_stencil_weights(weights.data(), nullptr);
   const double bytes = 8.0 * static_cast<double>(n);
-  const bool pass = lesson.run_memory_bound("stencil_1d", "n=" + wb::format_count(n), bytes, dout, expected, tol,
-                                            [&] { stencil_1d(din.data(), dout.data(), n, nullptr); }).pass;
+  const bool pass = lesson
+                        .run_memory_bound("stencil_1d", "n=" + wb::format_count(n), bytes, dout, expected, tol,
+                                          [&] { stencil_1d(din.data(), dout.data(), n, nullptr); })
+                        .pass;
   return pass ? wb::kExitPass : wb::kExitFail;
 }
 

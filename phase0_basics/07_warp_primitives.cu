@@ -115,14 +115,20 @@ int warp_primitives_lesson(wb::Lesson& lesson) {
   const std::string problem = "n=" + wb::format_count(n);
   const double n_bytes = 4.0 * static_cast<double>(n);
   const wb::Tolerance exact{0, 0};  // dyadic inputs: every summation order is exact
-  bool pass = lesson.run_memory_bound("warp_broadcast", problem, 2 * n_bytes, dout, broadcast, exact,
-                                      [&] { warp_broadcast(din.data(), dout.data(), n, src_lane, nullptr); }).pass;
-  pass = lesson.run_memory_bound("warp_sums", problem, n_bytes + n_bytes / kWarpSize, dsums, sums, exact, [&] {
-    warp_sums(din.data(), dsums.data(), n, nullptr);
-  }).pass && pass;
-  pass = lesson.run_memory_bound("warp_inclusive_scan", problem, 2 * n_bytes, dout, scan, exact, [&] {
-    warp_inclusive_scan(din.data(), dout.data(), n, nullptr);
-  }).pass && pass;
+  bool pass = lesson
+                  .run_memory_bound("warp_broadcast", problem, 2 * n_bytes, dout, broadcast, exact,
+                                    [&] { warp_broadcast(din.data(), dout.data(), n, src_lane, nullptr); })
+                  .pass;
+  pass = lesson
+             .run_memory_bound("warp_sums", problem, n_bytes + n_bytes / kWarpSize, dsums, sums, exact,
+                               [&] { warp_sums(din.data(), dsums.data(), n, nullptr); })
+             .pass &&
+         pass;
+  pass = lesson
+             .run_memory_bound("warp_inclusive_scan", problem, 2 * n_bytes, dout, scan, exact,
+                               [&] { warp_inclusive_scan(din.data(), dout.data(), n, nullptr); })
+             .pass &&
+         pass;
   return pass ? wb::kExitPass : wb::kExitFail;
 }
 

@@ -44,16 +44,13 @@ __global__ void process_kernel(const float* __restrict__ in, float* __restrict__
 // ---- launchers --------------------------------------------------------------------------------------
 
 // Enough blocks for several waves on every SM and no more: the grid-stride loop does the rest.
-int grid_for(std::size_t items) {
-  const std::size_t cap = static_cast<std::size_t>(wb::current_sm_count()) * 32;
-  return static_cast<int>(std::min(wb::ceil_div(items, static_cast<std::size_t>(kBlockSize)), cap));
-}
+constexpr int kBlocksPerSm = 32;
 
 }  // namespace
 
 void process(const float* in, float* out, std::size_t n, int work, cudaStream_t stream) {
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch
-  process_kernel<<<grid_for(n), kBlockSize, 0, stream>>>(in, out, n, work);
+  process_kernel<<<wb::grid_stride_blocks(n, kBlockSize, kBlocksPerSm), kBlockSize, 0, stream>>>(in, out, n, work);
   CUDA_CHECK_KERNEL();
 }
 

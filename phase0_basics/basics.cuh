@@ -78,12 +78,12 @@ constexpr float kProcessStep = 0.0009765625f;
 void process(const float* in, float* out, std::size_t n, int work, cudaStream_t stream);
 // host_in -> dev_in, process, dev_out -> host_out on one stream, one after the other.
 // host_in and host_out must be pinned (cudaMallocHost) for the copies to be asynchronous.
-void pipeline_serial(const float* host_in, float* host_out, float* dev_in, float* dev_out, std::size_t n,
-                     int work, cudaStream_t stream);
+void pipeline_serial(const float* host_in, float* host_out, float* dev_in, float* dev_out, std::size_t n, int work,
+                     cudaStream_t stream);
 // The same work cut into num_chunks chunks issued round-robin on num_streams streams, so one chunk's
 // copy overlaps another's kernel. Waits for nothing: synchronize the streams before reading host_out.
-void pipeline_streams(const float* host_in, float* host_out, float* dev_in, float* dev_out, std::size_t n,
-                      int work, const cudaStream_t* streams, int num_streams, int num_chunks);
+void pipeline_streams(const float* host_in, float* host_out, float* dev_in, float* dev_out, std::size_t n, int work,
+                      const cudaStream_t* streams, int num_streams, int num_chunks);
 
 // ---- 0.10 error_handling ---------------------------------------------------------------------------
 // data[i] *= s for i < n, with `threads_per_block` threads per block. An invalid configuration (e.g.

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Lesson arguments: good input parses, bad input is an error with a reason (the lesson then
 // prints the usage and exits 2).
+#include "common/args.h"
+
 #include <string>
 #include <vector>
 
-#include "common/args.h"
 #include "common/testing.h"
 
 namespace {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Error checks: a failed call becomes an exception naming the call, file:line, the error's name
 // and description (and a hint for the common ones). None of this needs a GPU.
+#include "common/check.h"
+
 #include <string>
 
 #include "common/buffer.h"
-#include "common/check.h"
 #include "common/check_cublas.h"
 #include "common/check_cusparse.h"
 #include "common/gpu.h"
@@ -14,9 +15,7 @@ namespace {
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 }  // namespace
 
-TEST_CASE("CUDA_CHECK passes cudaSuccess through silently", "[host][check]") {
-  CHECK_NOTHROW(CUDA_CHECK(cudaSuccess));
-}
+TEST_CASE("CUDA_CHECK passes cudaSuccess through silently", "[host][check]") { CHECK_NOTHROW(CUDA_CHECK(cudaSuccess)); }
 
 TEST_CASE("CUDA_CHECK throws a CudaError naming the call, the place and the error", "[host][check]") {
   try {
@@ -60,8 +59,8 @@ TEST_CASE("CUBLAS_CHECK and CUSPARSE_CHECK name the status", "[host][check]") {
 }
 
 TEST_CASE("out-of-memory messages give the request, what is free and what to do", "[host][check]") {
-  const std::string text = wb::describe_out_of_memory(std::size_t(2048) << 20, std::size_t(1024) << 20,
-                                                      std::size_t(81559) << 20);
+  const std::string text =
+      wb::describe_out_of_memory(std::size_t(2048) << 20, std::size_t(1024) << 20, std::size_t(81559) << 20);
   CHECK(text == "out of GPU memory allocating 2048.0 MiB (1024.0 MiB free of 81559.0 MiB): try a smaller --size");
 }
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Test data must be the same on every machine for a given seed, and within its promised range.
+#include "common/data.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <set>
 #include <vector>
 
-#include "common/data.h"
 #include "common/testing.h"
 
 TEST_CASE("the same seed gives the same numbers; another seed gives others", "[host][data]") {

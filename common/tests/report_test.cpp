@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The result line: one shape for every lesson, with units, and its CSV twin.
+#include "common/report.h"
+
 #include <algorithm>
 #include <string>
 
-#include "common/report.h"
 #include "common/testing.h"
 
 namespace {
@@ -41,8 +42,7 @@ TEST_CASE("the result line has every DESIGN.md column with units", "[host][repor
   CHECK(text.substr(text.size() - 4) == "PASS");
 }
 
-TEST_CASE("compute-bound lines switch to TFLOP/s, speedups print as a factor, failures say FAIL",
-          "[host][report]") {
+TEST_CASE("compute-bound lines switch to TFLOP/s, speedups print as a factor, failures say FAIL", "[host][report]") {
   wb::ResultLine line = sample_line();
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = 9200;

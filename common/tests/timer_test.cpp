@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Timing statistics: median, min, max and spread of per-repeat times.
+#include "common/timer.h"
+
 #include <cmath>
 #include <vector>
 
 #include "common/testing.h"
-#include "common/timer.h"
 
 TEST_CASE("summarize takes the median, not the mean, so one slow repeat does not move it", "[host][timer]") {
   const wb::TimingStats s = wb::summarize({1.0, 1.0, 1.0, 1.0, 100.0});

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The verifiers are the graders' eyes: prove they flag poison, NaN, damaged canaries and values
 // just outside the tolerance, and accept values just inside it.
+#include "common/verify.h"
+
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "common/testing.h"
-#include "common/verify.h"
 
 using wb::compare;
 using wb::Tolerance;

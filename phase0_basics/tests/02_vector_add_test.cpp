@@ -30,8 +30,8 @@ void check_vector_add(const char* name, Launcher launch, std::size_t n) {
 // 0 and 1; around one block (256); a prime; not a multiple of 4 (float4 tail of 1, 2, 3);
 // several grid strides (the grid is capped near 32 blocks per SM); one large size.
 std::vector<std::size_t> vector_sizes() {
-  return wb::test::sizes({0, 1, 2, 3, 4, 5, 31, 33, 255, 256, 257, 1000, 4099, 65537, 5'000'003,
-                          (std::size_t(1) << 26) + 7});
+  return wb::test::sizes(
+      {0, 1, 2, 3, 4, 5, 31, 33, 255, 256, 257, 1000, 4099, 65537, 5'000'003, (std::size_t(1) << 26) + 7});
 }
 
 }  // namespace
@@ -42,8 +42,7 @@ TEST_CASE("vector_add adds every element for any n, including tails and sizes la
   check_vector_add("vector_add", vector_add, n);
 }
 
-TEST_CASE("vector_add_float4 adds every element with 16-byte loads and handles the n % 4 tail",
-          "[p0][0.02][gpu]") {
+TEST_CASE("vector_add_float4 adds every element with 16-byte loads and handles the n % 4 tail", "[p0][0.02][gpu]") {
   const std::size_t n = GENERATE(Catch::Generators::from_range(vector_sizes()));
   check_vector_add("vector_add_float4", vector_add_float4, n);
 }

@@ -20,7 +20,7 @@ struct Shape {
 // A single element, row and column; 31 x 33 (neither a multiple of 32 nor square); square; 257 x 1023
 // (a prime: one row past a block, and one column short of four blocks); tall and wide; one large size.
 std::vector<Shape> shapes() {
-  const std::vector<Shape> all = {{1, 1},       {1, 33},   {33, 1},   {31, 33},     {1000, 1000},
+  const std::vector<Shape> all = {{1, 1},      {1, 33},   {33, 1},   {31, 33},    {1000, 1000},
                                   {257, 1023}, {4096, 3}, {3, 4096}, {2048, 2048}};
   std::vector<Shape> chosen;
   for (const Shape& shape : all) {

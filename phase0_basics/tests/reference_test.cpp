@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The phase 0 CPU references grade the kernels, so they are tested on their own (no GPU needed).
+#include "phase0_basics/reference.h"
+
 #include <cmath>
 #include <vector>
 
 #include "common/testing.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/reference.h"
 
 TEST_CASE("stencil_reference sums the 2R+1 neighbours with zeros outside the array", "[host][p0]") {
   std::vector<float> w(kStencilWidth, 0.0f);
@@ -16,10 +17,10 @@ TEST_CASE("stencil_reference sums the 2R+1 neighbours with zeros outside the arr
   std::vector<float> out;
   const double largest = stencil_reference(w, x, out);
   REQUIRE(out.size() == 5);
-  CHECK(out[0] == 1 + 2 * 2);              // left neighbours are outside: 0
-  CHECK(out[3] == 4 + 2 * 5 + 0.5f * 1);   // x[3 - R] = x[0]
-  CHECK(out[4] == 5 + 0 + 0.5f * 2);       // the right neighbour is outside
-  CHECK(largest == 4 + 2 * 5 + 0.5 * 1);   // the largest sum of |w * x|
+  CHECK(out[0] == 1 + 2 * 2);             // left neighbours are outside: 0
+  CHECK(out[3] == 4 + 2 * 5 + 0.5f * 1);  // x[3 - R] = x[0]
+  CHECK(out[4] == 5 + 0 + 0.5f * 2);      // the right neighbour is outside
+  CHECK(largest == 4 + 2 * 5 + 0.5 * 1);  // the largest sum of |w * x|
   CHECK(stencil_reference(w, {}, out) == 0.0);
   CHECK(out.empty());
 }

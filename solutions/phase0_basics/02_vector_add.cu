@@ -24,8 +24,8 @@ constexpr int kBlockSize = 256;
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-__global__ void vector_add_kernel(const float* __restrict__ a, const float* __restrict__ b,
-                                  float* __restrict__ c, std::size_t n) {
+__global__ void vector_add_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                  std::size_t n) {
   // Each thread starts at its global index and jumps by the whole grid's width, so neighbouring
   // threads always touch neighbouring floats (coalesced) and no element is visited twice.
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -56,22 +56,20 @@ __global__ void vector_add_float4_kernel(const float* __restrict__ a, const floa
 // ---- launchers --------------------------------------------------------------------------------------
 
 // Enough blocks for several waves on every SM and no more: the grid-stride loop does the rest.
-int grid_for(std::size_t items) {
-  const std::size_t cap = static_cast<std::size_t>(wb::current_sm_count()) * 32;
-  return static_cast<int>(std::min(wb::ceil_div(items, static_cast<std::size_t>(kBlockSize)), cap));
-}
+constexpr int kBlocksPerSm = 32;
 
 }  // namespace
 
 void vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch
-  vector_add_kernel<<<grid_for(n), kBlockSize, 0, stream>>>(a, b, c, n);
+  vector_add_kernel<<<wb::grid_stride_blocks(n, kBlockSize, kBlocksPerSm), kBlockSize, 0, stream>>>(a, b, c, n);
   CUDA_CHECK_KERNEL();
 }
 
 void vector_add_float4(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
-  vector_add_float4_kernel<<<grid_for(std::max<std::size_t>(n / 4, 1)), kBlockSize, 0, stream>>>(a, b, c, n);
+  vector_add_float4_kernel<<<wb::grid_stride_blocks(std::max<std::size_t>(n / 4, 1), kBlockSize, kBlocksPerSm),
+                             kBlockSize, 0, stream>>>(a, b, c, n);
   CUDA_CHECK_KERNEL();
 }
 
@@ -93,10 +91,14 @@ int vector_add_lesson(wb::Lesson& lesson) {
   const std::string problem = "n=" + wb::format_count(n);
   const double bytes = 12.0 * static_cast<double>(n);
   const wb::Tolerance exact{0, 0};  // one float add, rounded the same way on CPU and GPU
-  bool pass = lesson.run_memory_bound("vector_add", problem, bytes, dc, expected, exact,
-                                      [&] { vector_add(da.data(), db.data(), dc.data(), n, nullptr); }).pass;
-  pass = lesson.run_memory_bound("vector_add_float4", problem, bytes, dc, expected, exact,
-                                 [&] { vector_add_float4(da.data(), db.data(), dc.data(), n, nullptr); }).pass &&
+  bool pass = lesson
+                  .run_memory_bound("vector_add", problem, bytes, dc, expected, exact,
+                                    [&] { vector_add(da.data(), db.data(), dc.data(), n, nullptr); })
+                  .pass;
+  pass = lesson
+             .run_memory_bound("vector_add_float4", problem, bytes, dc, expected, exact,
+                               [&] { vector_add_float4(da.data(), db.data(), dc.data(), n, nullptr); })
+             .pass &&
          pass;
   return pass ? wb::kExitPass : wb::kExitFail;
 }

@@ -98,9 +98,12 @@ int matrix_2d_lesson(wb::Lesson& lesson) {
   wb::GuardedDeviceBuffer<float> dout(count);
   const std::string problem = std::to_string(rows) + "x" + std::to_string(cols);
   const double bytes = 8.0 * static_cast<double>(count) + 4.0 * static_cast<double>(cols);
-  const bool pass = lesson.run_memory_bound(
-      "matrix_scale_bias", problem, bytes, dout, expected, scale_bias_tolerance(scale),
-      [&] { matrix_scale_bias(din.data(), dbias.data(), dout.data(), rows, cols, scale, nullptr); }, dims[1]).pass;
+  const bool pass =
+      lesson
+          .run_memory_bound(
+              "matrix_scale_bias", problem, bytes, dout, expected, scale_bias_tolerance(scale),
+              [&] { matrix_scale_bias(din.data(), dbias.data(), dout.data(), rows, cols, scale, nullptr); }, dims[1])
+          .pass;
   return pass ? wb::kExitPass : wb::kExitFail;
 }
 

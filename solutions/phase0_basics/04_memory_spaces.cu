@@ -72,8 +72,8 @@ __global__ void stencil_1d_kernel(const float* __restrict__ in, float* __restric
 void set_stencil_weights(const float* host_weights, cudaStream_t stream) {
   // Constant memory is read-only for kernels: the host writes it, by symbol, in stream order, so a
   // stencil launched later on `stream` sees these weights and one launched earlier the old ones.
-  CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, host_weights, kStencilWidth * sizeof(float), 0,
-                                     cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, host_weights, kStencilWidth * sizeof(float), 0, cudaMemcpyHostToDevice,
+                                     stream));
 }
 
 void stencil_1d(const float* in, float* out, std::size_t n, cudaStream_t stream) {
@@ -107,8 +107,10 @@ int memory_spaces_lesson(wb::Lesson& lesson) {
   wb::GuardedDeviceBuffer<float> dout(n);
   set_stencil_weights(weights.data(), nullptr);
   const double bytes = 8.0 * static_cast<double>(n);
-  const bool pass = lesson.run_memory_bound("stencil_1d", "n=" + wb::format_count(n), bytes, dout, expected, tol,
-                                            [&] { stencil_1d(din.data(), dout.data(), n, nullptr); }).pass;
+  const bool pass = lesson
+                        .run_memory_bound("stencil_1d", "n=" + wb::format_count(n), bytes, dout, expected, tol,
+                                          [&] { stencil_1d(din.data(), dout.data(), n, nullptr); })
+                        .pass;
   return pass ? wb::kExitPass : wb::kExitFail;
 }
 

@@ -30,8 +30,8 @@ constexpr int kBlockSize = 256;
 
 // Strided: at step c, lane t of a warp reads in[(r0 + t) * cols + c]. The 32 addresses are cols * 4
 // bytes apart, so one warp load touches 32 different 32-byte sectors and uses 4 bytes of each.
-__global__ void scale_row_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
-                                            int cols, float s) {
+__global__ void scale_row_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
+                                            float s) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   // The grid is rounded up to whole blocks: threads past the last row have no row to walk.
   if (r >= rows) return;
@@ -65,8 +65,7 @@ void scale_row_per_thread(const float* in, float* out, int rows, int cols, float
 
 void scale_column_per_thread(const float* in, float* out, int rows, int cols, float s, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return;
-  scale_column_per_thread_kernel<<<wb::ceil_div(cols, kBlockSize), kBlockSize, 0, stream>>>(in, out, rows, cols,
-                                                                                             s);
+  scale_column_per_thread_kernel<<<wb::ceil_div(cols, kBlockSize), kBlockSize, 0, stream>>>(in, out, rows, cols, s);
   CUDA_CHECK_KERNEL();
 }
 

@@ -153,9 +153,11 @@ int transpose_lesson(wb::Lesson& lesson) {
                {"transpose_tiled", transpose_tiled}};
   for (const auto& step : steps) {
     // The output has `rows` columns: mismatches print as [row, col] of out.
-    pass = lesson.run_memory_bound(
-               step.name, problem, bytes, dout, expected, exact,
-               [&] { step.launch(din.data(), dout.data(), rows, cols, nullptr); }, dims[0]).pass &&
+    pass = lesson
+               .run_memory_bound(
+                   step.name, problem, bytes, dout, expected, exact,
+                   [&] { step.launch(din.data(), dout.data(), rows, cols, nullptr); }, dims[0])
+               .pass &&
            pass;
   }
   return pass ? wb::kExitPass : wb::kExitFail;
