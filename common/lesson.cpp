@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <utility>
 
 #include "common/check.h"
@@ -154,6 +155,10 @@ int lesson_main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: %s\n%s", program.c_str(), e.what(), lesson_usage(program, title).c_str());
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of host memory for the inputs and references: try a smaller --size\n",
+                 program.c_str());
+    return kExitFail;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
     return kExitFail;
