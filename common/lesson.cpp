@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "common/lesson.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -69,6 +71,26 @@ std::vector<std::size_t> Lesson::dims_or(const std::vector<std::size_t>& fallbac
                      options_.size + "'");
   }
   return dims;
+}
+
+void Lesson::require_memory(double device_bytes, double host_bytes) const {
+  auto gib = [](double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / static_cast<double>(GiB));
+    return std::string(text);
+  };
+  const std::string size = options_.size.empty() ? std::string("the default size") : "--size " + options_.size;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (device_bytes > static_cast<double>(free_bytes)) {
+    throw UsageError(size + " needs about " + gib(device_bytes) + " of GPU memory and " + device_.name + " has " +
+                     gib(static_cast<double>(free_bytes)) + " free: try a smaller --size");
+  }
+  const double host_total = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (host_total > 0 && host_bytes > 0.9 * host_total) {
+    throw UsageError(size + " needs about " + gib(host_bytes) + " of host memory for inputs and references, and " +
+                     "this machine has " + gib(host_total) + ": try a smaller --size");
+  }
 }
 
 BenchOptions Lesson::bench_options(bool flush_l2) const {

@@ -37,6 +37,10 @@ class Lesson {
   // --size as dimensions ("1024x512"), `fallback` when not given; must have fallback.size() parts.
   std::vector<std::size_t> dims_or(const std::vector<std::size_t>& fallback) const;
 
+  // Refuses (UsageError: exit 2) a --size whose buffers cannot fit: `device_bytes` against the GPU's
+  // free memory, `host_bytes` against 90% of the machine's RAM. Call it before allocating anything.
+  void require_memory(double device_bytes, double host_bytes) const;
+
   BenchOptions bench_options(bool flush_l2) const;
   // D2D cudaMemcpy GB/s over `bytes` (read + written), measured once per size in this run.
   double memcpy_gbs(std::size_t bytes);

@@ -80,6 +80,8 @@ wb::Tolerance scale_bias_tolerance(float scale) {
 // (4 * cols bytes); 8192 x 8192 moves 537 MB, about 0.18 ms at the H100's ~3 TB/s.
 int matrix_2d_lesson(wb::Lesson& lesson) {
   const std::vector<std::size_t> dims = lesson.dims_or({8192, 8192});
+  lesson.require_memory(8.0 * static_cast<double>(dims[0]) * static_cast<double>(dims[1]),
+                        16.0 * static_cast<double>(dims[0]) * static_cast<double>(dims[1]));
   if (dims[0] > INT_MAX || dims[1] > INT_MAX)
     throw wb::UsageError("--size: rows and cols must each be below 2^31 (the launcher takes ints)");
   const int rows = static_cast<int>(dims[0]), cols = static_cast<int>(dims[1]);

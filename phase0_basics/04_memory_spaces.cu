@@ -85,6 +85,7 @@ namespace {
 // DRAM latency needs: expect ~70% of memcpy (about 0.26 ms); 4 elements per thread reach ~99%.
 int memory_spaces_lesson(wb::Lesson& lesson) {
   const std::size_t n = lesson.size_or(64 * wb::MiB);
+  lesson.require_memory(8.0 * static_cast<double>(n), 16.0 * static_cast<double>(n));
   const std::vector<float> weights = wb::random_floats(kStencilWidth, lesson.seed());
   const std::vector<float> x = wb::random_floats(n, lesson.seed() + 1);
   std::vector<float> expected(n);

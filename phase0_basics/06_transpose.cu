@@ -116,6 +116,8 @@ namespace {
 // aim is the copy's speed.
 int transpose_lesson(wb::Lesson& lesson) {
   const std::vector<std::size_t> dims = lesson.dims_or({8192, 8192});
+  lesson.require_memory(8.0 * static_cast<double>(dims[0]) * static_cast<double>(dims[1]),
+                        16.0 * static_cast<double>(dims[0]) * static_cast<double>(dims[1]));
   if (dims[0] > INT_MAX || dims[1] > INT_MAX) throw wb::UsageError("--size: rows and cols must fit an int");
   const int rows = static_cast<int>(dims[0]);
   const int cols = static_cast<int>(dims[1]);

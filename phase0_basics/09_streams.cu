@@ -140,6 +140,7 @@ void poison(wb::PinnedBuffer<float>& out) { std::fill(out.begin(), out.end(), wb
 // 9.8 / 5.7 = 1.7x: then PCIe, not your code, is the limit.
 int streams_lesson(wb::Lesson& lesson) {
   const std::size_t n = lesson.size_or(64 * wb::MiB);
+  lesson.require_memory(8.0 * static_cast<double>(n), 24.0 * static_cast<double>(n));
   if (n == 0) throw wb::UsageError("--size must be at least 1");
   const std::size_t bytes = n * sizeof(float);  // one way
   // Pinned (page-locked) host memory: the copy engines read and write it directly. From pageable

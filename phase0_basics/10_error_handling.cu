@@ -125,6 +125,7 @@ int error_handling_lesson(wb::Lesson& lesson) {
   pass = demo_overrun(lesson) && pass;
 
   const std::size_t n = lesson.size_or(64 * wb::MiB);
+  lesson.require_memory(4.0 * static_cast<double>(n), 16.0 * static_cast<double>(n));
   const std::vector<float> x = wb::random_floats(n, lesson.seed() + 1);
   wb::GuardedDeviceBuffer<float> data(n);
   data.upload(x);

@@ -74,6 +74,7 @@ int indexing_lesson(wb::Lesson& lesson) {
   if (!lesson.options().csv) print_index_table(10, 4);
 
   const std::size_t size = lesson.size_or(64 * wb::MiB);
+  lesson.require_memory(12.0 * static_cast<double>(size), 28.0 * static_cast<double>(size));
   if (size > static_cast<std::size_t>(INT_MAX) - 1024)
     throw wb::UsageError("--size must be below 2^31 - 1024: the launcher takes an int n");
   const int n = static_cast<int>(size);

@@ -81,6 +81,7 @@ namespace {
 // 0.27 ms at the H100's ~3 TB/s. Nothing to compute: the memory system is the whole story.
 int vector_add_lesson(wb::Lesson& lesson) {
   const std::size_t n = lesson.size_or(64 * wb::MiB);
+  lesson.require_memory(12.0 * static_cast<double>(n), 20.0 * static_cast<double>(n));
   const std::vector<float> a = wb::random_floats(n, lesson.seed());
   const std::vector<float> b = wb::random_floats(n, lesson.seed() + 1);
   std::vector<float> expected(n);

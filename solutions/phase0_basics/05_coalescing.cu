@@ -81,6 +81,8 @@ namespace {
 // store is 32 separate 4-byte writes: about 3 ms, 4-5x slower. The mapping alone makes that gap.
 int coalescing_lesson(wb::Lesson& lesson) {
   const std::vector<std::size_t> dims = lesson.dims_or({8192, 8192});
+  lesson.require_memory(8.0 * static_cast<double>(dims[0]) * static_cast<double>(dims[1]),
+                        16.0 * static_cast<double>(dims[0]) * static_cast<double>(dims[1]));
   if (dims[0] > INT_MAX || dims[1] > INT_MAX) throw wb::UsageError("--size: rows and cols must each be below 2^31");
   const int rows = static_cast<int>(dims[0]);
   const int cols = static_cast<int>(dims[1]);

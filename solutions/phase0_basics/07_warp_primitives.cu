@@ -112,6 +112,7 @@ namespace {
 // latency needs ~16 KB per SM. warp_sums, which only reads, suffers most.
 int warp_primitives_lesson(wb::Lesson& lesson) {
   const std::size_t n = lesson.size_or(64 * wb::MiB);
+  lesson.require_memory(12.0 * static_cast<double>(n), 24.0 * static_cast<double>(n));
   // Multiples of 1/256 in [-1, 1]: every partial sum of 32 of them is exact in float, so the
   // GPU's tree order and the CPU's left-to-right order agree bit for bit.
   const std::vector<float> in = wb::random_dyadic_floats(n, lesson.seed());

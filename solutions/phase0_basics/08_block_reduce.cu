@@ -90,6 +90,7 @@ namespace {
 // waits for one load before it issues the next; keeping several loads in flight is phase 3's job.
 int block_reduce_lesson(wb::Lesson& lesson) {
   const std::size_t n = lesson.size_or(64 * wb::MiB);
+  lesson.require_memory(4.0 * static_cast<double>(n), 12.0 * static_cast<double>(n));
   // Multiples of 1/256 with random signs: every partial sum a correct kernel forms (a thread's, a
   // block's, the running total of the atomics) is a multiple of 1/256 that wanders like a random walk,
   // about 0.58 * sqrt(m) after m terms (4700 at 64M), far below 2^16, where float still holds
