@@ -1,4 +1,6 @@
-# workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>])
+# workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>]
+#                   [TEST_LIBS <targets...>])
+# LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only.
 #
 # One call per exercise, from its phase's CMakeLists.txt. For id 0.02 and name vector_add in
 # phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
@@ -19,7 +21,7 @@ find_program(WORKBOOK_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BI
 set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS "")
 
 function(workbook_exercise id name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH" "SMOKE_ARGS;LIBS")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH" "SMOKE_ARGS;LIBS;TEST_LIBS")
   if(NOT ARG_FAILS_WITH)
     message(FATAL_ERROR "workbook_exercise(${id} ${name}): FAILS_WITH is required (the stub's expected failure text)")
   endif()
@@ -42,7 +44,7 @@ function(workbook_exercise id name)
   set(base p${phase}_${file_name})
   # The graded test file is compiled once and linked against both variants.
   add_library(${base}_test_obj OBJECT ${test_source})
-  target_link_libraries(${base}_test_obj PRIVATE workbook_testing)
+  target_link_libraries(${base}_test_obj PRIVATE workbook_testing ${ARG_TEST_LIBS})
 
   foreach(variant IN ITEMS learner solution)
     if(variant STREQUAL "learner")
@@ -62,7 +64,7 @@ function(workbook_exercise id name)
 
     add_executable(${base}${suffix}_test
       $<TARGET_OBJECTS:${base}${suffix}_obj> $<TARGET_OBJECTS:${base}_test_obj>)
-    target_link_libraries(${base}${suffix}_test PRIVATE ${base}${suffix}_obj workbook_test_main_gpu)
+    target_link_libraries(${base}${suffix}_test PRIVATE ${base}${suffix}_obj workbook_test_main_gpu ${ARG_TEST_LIBS})
 
     add_test(NAME ${id}.${name}.${variant} COMMAND ${base}${suffix}_test)
     set_tests_properties(${id}.${name}.${variant} PROPERTIES

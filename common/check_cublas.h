@@ -17,6 +17,22 @@ inline void check_cublas(cublasStatus_t status, const char* call, const char* fi
   if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(format_cublas_error(status, call, file, line));
 }
 
+// An owned cuBLAS handle. Create it outside timed regions: creation takes milliseconds.
+class CublasHandle {
+ public:
+  CublasHandle() {
+    const cublasStatus_t status = cublasCreate(&handle_);
+    if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(format_cublas_error(status, "cublasCreate", __FILE__, __LINE__));
+  }
+  ~CublasHandle() { cublasDestroy(handle_); }
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
 }  // namespace wb
 
 #define CUBLAS_CHECK(expr) ::wb::check_cublas((expr), #expr, __FILE__, __LINE__)
