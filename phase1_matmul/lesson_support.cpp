@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <string>
 #include <vector>
 
 #include "common/buffer.h"
@@ -14,26 +13,103 @@
 
 namespace {
 
-// The library line the rung is compared with, at the same input precision.
-void library_gemm(cublasHandle_t handle, MatmulPrecision precision, int M, int N, int K, const float* A,
-                  const float* B, float* C) {
-  const float alpha = 1.0f, beta = 0.0f;
-  if (precision == MatmulPrecision::FP32) {
-    CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
-    CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N));
-  } else {
-    CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
-    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, CUDA_R_32F, N, A, CUDA_R_32F, K,
-                              &beta, C, CUDA_R_32F, N, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
-  }
-}
-
 std::vector<float> absolute(std::vector<float> v) {
   for (float& x : v) x = std::fabs(x);
   return v;
 }
 
 }  // namespace
+
+std::string MatmulShape::text() const {
+  if (M == N && N == K) return "M=N=K=" + std::to_string(M);
+  return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+}
+
+struct MatmulBench::Buffers {
+  Buffers(const MatmulShape& s, std::uint64_t seed)
+      : host_a(wb::random_floats(std::size_t(s.M) * s.K, seed)),
+        host_b(wb::random_floats(std::size_t(s.K) * s.N, seed + 1)),
+        a(host_a), b(host_b), c(std::size_t(s.M) * s.N), library(std::size_t(s.M) * s.N) {}
+  std::vector<float> host_a, host_b;
+  wb::DeviceBuffer<float> a, b;
+  wb::GuardedDeviceBuffer<float> c;
+  wb::DeviceBuffer<float> library;
+  std::vector<float> expected, scale;  // the pedantic FP32 result and |A| |B|
+  wb::CublasHandle handle;
+};
+
+MatmulBench::MatmulBench(MatmulShape shape, std::uint64_t seed)
+    : shape_(shape), buffers_(std::make_unique<Buffers>(shape, seed)) {
+  Buffers& b = *buffers_;
+  const std::size_t count = std::size_t(shape.M) * shape.N;
+  wb::DeviceBuffer<float> result(count);
+  gemm_reference_cublas(b.handle.get(), shape.M, shape.N, shape.K, 1.0f, b.a.data(), b.b.data(), 0.0f,
+                        result.data(), nullptr);
+  b.expected = result.download();
+  wb::DeviceBuffer<float> abs_a(absolute(b.host_a)), abs_b(absolute(b.host_b));
+  gemm_reference_cublas(b.handle.get(), shape.M, shape.N, shape.K, 1.0f, abs_a.data(), abs_b.data(), 0.0f,
+                        result.data(), nullptr);
+  b.scale = result.download();
+}
+
+MatmulBench::~MatmulBench() = default;
+
+bool MatmulBench::verify(const std::string& what, MatmulLauncher launch, MatmulPrecision precision) {
+  Buffers& b = *buffers_;
+  b.c.fill(wb::poison_value<float>());
+  launch(shape_.M, shape_.N, shape_.K, 1.0f, b.a.data(), b.b.data(), 0.0f, b.c.data(), nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const int K = shape_.K;
+  auto tolerance_of = [&](std::size_t i) {
+    // Both results carry rounding error, so the bound doubles (reference.h explains the bound).
+    wb::Tolerance tol = gemm_tolerance(K, 2.0 * b.scale[i], precision);
+    tol.abs += wb::kFloatEpsilon * b.scale[i];
+    return tol;
+  };
+  const std::vector<float> got = b.c.download();
+  const wb::CompareReport values =
+      wb::compare_each(b.expected.data(), got.data(), got.size(), tolerance_of, std::size_t(shape_.N));
+  const wb::GuardReport guards = b.c.check_guards();
+  if (!values.ok()) std::fprintf(stderr, "%s", values.describe(what).c_str());
+  if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(what).c_str());
+  return values.ok() && guards.ok();
+}
+
+wb::TimingStats MatmulBench::time(MatmulLauncher launch, const wb::BenchOptions& options) {
+  Buffers& b = *buffers_;
+  return wb::bench(nullptr, options, [&] {
+    launch(shape_.M, shape_.N, shape_.K, 1.0f, b.a.data(), b.b.data(), 0.0f, b.c.data(), nullptr);
+  });
+}
+
+wb::TimingStats MatmulBench::time_library(MatmulPrecision precision, const wb::BenchOptions& options) {
+  Buffers& b = *buffers_;
+  const int M = shape_.M, N = shape_.N, K = shape_.K;
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasSetStream(b.handle.get(), nullptr));
+  CUBLAS_CHECK(cublasSetMathMode(b.handle.get(), CUBLAS_DEFAULT_MATH));
+  return wb::bench(nullptr, options, [&] {
+    // Row-major through C^T = B^T A^T, as in gemm_reference_cublas.
+    if (precision == MatmulPrecision::FP32) {
+      CUBLAS_CHECK(cublasSgemm(b.handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b.b.data(), N, b.a.data(),
+                               K, &beta, b.library.data(), N));
+    } else {
+      CUBLAS_CHECK(cublasGemmEx(b.handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b.b.data(), CUDA_R_32F,
+                                N, b.a.data(), CUDA_R_32F, K, &beta, b.library.data(), CUDA_R_32F, N,
+                                CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+    }
+  });
+}
+
+MatmulShape parse_matmul_shape(const std::string& text) {
+  std::vector<std::size_t> dims;
+  if (!wb::parse_dims(text, &dims) || dims.size() == 2)
+    throw wb::UsageError("--size needs N (a cube) or MxNxK, got '" + text + "'");
+  if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
+  for (std::size_t d : dims)
+    if (d == 0 || d > 65536) throw wb::UsageError("--size: each of M, N, K must be from 1 to 65536, got '" + text + "'");
+  return MatmulShape{int(dims[0]), int(dims[1]), int(dims[2])};
+}
 
 int tf32_flop_per_clock_per_sm(int cc_major, int cc_minor) {
   if (cc_major >= 9) return 2048;
@@ -42,78 +118,37 @@ int tf32_flop_per_clock_per_sm(int cc_major, int cc_minor) {
   return 0;
 }
 
+double matmul_peak_gflops(const wb::DeviceInfo& device, MatmulPrecision precision) {
+  if (precision == MatmulPrecision::FP32) return wb::fp32_peak_gflops(device);
+  return double(device.sm_count) * tf32_flop_per_clock_per_sm(device.cc_major, device.cc_minor) *
+         (device.sm_clock_khz * 1e3) / 1e9;
+}
+
 int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLauncher launch,
                       MatmulPrecision precision) {
-  std::vector<std::size_t> dims;
-  const std::string size = lesson.options().size.empty() ? "4096" : lesson.options().size;
-  if (!wb::parse_dims(size, &dims) || dims.size() == 2 || dims[0] == 0)
-    throw wb::UsageError("--size needs N (a cube) or MxNxK with positive sizes, got '" + size + "'");
-  if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
-  for (std::size_t d : dims)
-    if (d == 0 || d > 65536) throw wb::UsageError("--size: each of M, N, K must be from 1 to 65536");
-  const int M = static_cast<int>(dims[0]), N = static_cast<int>(dims[1]), K = static_cast<int>(dims[2]);
-  const double a_count = double(M) * K, b_count = double(K) * N, c_count = double(M) * N;
-  lesson.require_memory(4.0 * (a_count + b_count + 3.0 * c_count), 4.0 * (2.0 * a_count + 2.0 * b_count + 4.0 * c_count));
+  const MatmulShape shape = parse_matmul_shape(lesson.options().size.empty() ? "4096" : lesson.options().size);
+  const double a = double(shape.M) * shape.K, b = double(shape.K) * shape.N, c = double(shape.M) * shape.N;
+  lesson.require_memory(4.0 * (2.0 * a + 2.0 * b + 3.0 * c), 4.0 * (2.0 * a + 2.0 * b + 3.0 * c));
 
-  const std::size_t c_elements = static_cast<std::size_t>(c_count);
-  const std::vector<float> A = wb::random_floats(static_cast<std::size_t>(a_count), lesson.seed());
-  const std::vector<float> B = wb::random_floats(static_cast<std::size_t>(b_count), lesson.seed() + 1);
-  wb::DeviceBuffer<float> dA(A), dB(B), reference(c_elements), magnitude(c_elements), library(c_elements);
-  wb::GuardedDeviceBuffer<float> dC(c_elements);
-  wb::CublasHandle handle;
-
-  // The reference: pedantic FP32 cuBLAS, and alpha |A| |B| for the per-element error bound.
-  gemm_reference_cublas(handle.get(), M, N, K, 1.0f, dA.data(), dB.data(), 0.0f, reference.data(), nullptr);
-  {
-    wb::DeviceBuffer<float> absA(absolute(A)), absB(absolute(B));
-    gemm_reference_cublas(handle.get(), M, N, K, 1.0f, absA.data(), absB.data(), 0.0f, magnitude.data(), nullptr);
-  }
-  const std::vector<float> expected = reference.download(), scale = magnitude.download();
-  auto tolerance_of = [&](std::size_t i) {
-    // Both results carry rounding error, so the bound doubles (reference.h explains the bound).
-    wb::Tolerance tol = gemm_tolerance(K, 2.0 * scale[i], precision);
-    tol.abs += wb::kFloatEpsilon * scale[i];
-    return tol;
-  };
-  auto verify = [&](const std::string& what) {
-    const wb::CompareReport values =
-        wb::compare_each(expected.data(), dC.download().data(), expected.size(), tolerance_of, std::size_t(N));
-    const wb::GuardReport guards = dC.check_guards();
-    if (!values.ok()) std::fprintf(stderr, "%s", values.describe(what).c_str());
-    if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(what).c_str());
-    return values.ok() && guards.ok();
-  };
-
-  const auto run = [&] { launch(M, N, K, 1.0f, dA.data(), dB.data(), 0.0f, dC.data(), nullptr); };
-  run();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  bool pass = verify(launcher_name);
+  MatmulBench bench(shape, lesson.seed());
+  bool pass = bench.verify(launcher_name, launch, precision);
   // Compute-bound: the operands stay in L2 between repeats either way, so no flush.
-  const wb::TimingStats time = wb::bench(nullptr, lesson.bench_options(false), run);
-  pass = verify(std::string(launcher_name) + " (after timing)") && pass;
-  const wb::TimingStats library_time = wb::bench(nullptr, lesson.bench_options(false), [&] {
-    library_gemm(handle.get(), precision, M, N, K, dA.data(), dB.data(), library.data());
-  });
+  const wb::TimingStats time = bench.time(launch, lesson.bench_options(false));
+  pass = bench.verify(std::string(launcher_name) + " (after timing)", launch, precision) && pass;
+  const wb::TimingStats library = bench.time_library(precision, lesson.bench_options(false));
 
-  // Napkin math: 2 M N K FLOP (one multiply and one add per term); at 4096^3 that is 137 GFLOP.
-  const double flop = 2.0 * M * double(N) * K;
-  const wb::DeviceInfo& device = lesson.device();
   wb::ResultLine line;
   line.id = lesson.id();
   line.name = launcher_name;
-  line.problem = M == N && N == K ? "M=N=K=" + std::to_string(M)
-                                  : std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+  line.problem = shape.text();
   line.time = time;
   line.unit = wb::RateUnit::GFLOPs;
-  line.rate = wb::gflop_per_s(flop, time.median_ms);
-  const double peak = precision == MatmulPrecision::FP32
-                          ? lesson.fp32_peak_gflops()
-                          : double(device.sm_count) * tf32_flop_per_clock_per_sm(device.cc_major, device.cc_minor) *
-                                (device.sm_clock_khz * 1e3) / 1e9;
+  line.rate = wb::gflop_per_s(shape.flop(), time.median_ms);
+  const double peak = matmul_peak_gflops(lesson.device(), precision);
   line.peak_label = precision == MatmulPrecision::FP32 ? "FP32 peak" : "TF32 peak";
   line.peak_pct = peak > 0 ? 100.0 * line.rate / peak : 0.0;
   line.ref_label = precision == MatmulPrecision::FP32 ? "cuBLAS" : "cuBLAS TF32";
-  line.ref_value = 100.0 * library_time.median_ms / time.median_ms;
+  line.ref_value = 100.0 * library.median_ms / time.median_ms;
   line.pass = pass;
   lesson.report(line);
   return pass ? wb::kExitPass : wb::kExitFail;
