@@ -6,6 +6,7 @@
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck/initcheck on every solution
 #   pristine  every learner test fails on the untouched stubs with its intended message
 #   lessons   every reference lesson at its default size: the result lines
+#   ladder    the phase 1 SGEMM ladder at 1024..8192 against cuBLAS (CSV to $OUT/p1_ladder.csv)
 # Logs go to $OUT (or build/gpu/logs) so they can be kept after the machine is gone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +35,9 @@ run_stage() {
         echo "--- $lesson" >>"$out/lessons.log"
         "$lesson" 2>&1 | tee -a "$out/lessons.log" | grep -E "PASS|FAIL|error" | tee -a "$out/results.txt"
       done ;;
+    ladder)
+      build/gpu/phase1_matmul/p1_ladder --sizes 1024,2048,4096,8192 --out "$out/p1_ladder.csv" 2>&1 |
+        tee "$out/ladder.log" ;;
     *) echo "unknown stage $stage"; return 2 ;;
   esac
 }
