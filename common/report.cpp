@@ -16,6 +16,13 @@ std::string format_significant(double v) {
   return text;
 }
 
+// Whole percents, with one decimal below 10% so small ratios (a naive kernel at 0.9%) keep meaning.
+std::string format_percent(double pct) {
+  char text[32];
+  std::snprintf(text, sizeof text, pct < 9.95 ? "%.1f" : "%.0f", pct);
+  return text;
+}
+
 std::string format_rate(double rate, RateUnit unit) {
   if (unit == RateUnit::GBps) return format_significant(rate) + " GB/s";
   if (rate >= 1000) return format_significant(rate / 1000) + " TFLOP/s";
@@ -27,7 +34,7 @@ std::string format_ref(const ResultLine& line) {
   if (line.ref_style == RefStyle::Speedup) {
     std::snprintf(text, sizeof text, "%.2fx %s", line.ref_value, line.ref_label.c_str());
   } else {
-    std::snprintf(text, sizeof text, "%.0f%% of %s", line.ref_value, line.ref_label.c_str());
+    std::snprintf(text, sizeof text, "%s%% of %s", format_percent(line.ref_value).c_str(), line.ref_label.c_str());
   }
   return text;
 }
@@ -58,7 +65,7 @@ std::string format_result_line(const ResultLine& line) {
   char time[48], peak[48];
   std::snprintf(time, sizeof time, "%s ms ±%.1f%%", format_significant(line.time.median_ms).c_str(),
                 line.time.spread_pct);
-  std::snprintf(peak, sizeof peak, "%.0f%% %s", line.peak_pct, line.peak_label.c_str());
+  std::snprintf(peak, sizeof peak, "%s%% %s", format_percent(line.peak_pct).c_str(), line.peak_label.c_str());
   char text[400];
   std::snprintf(text, sizeof text, "%-5s %-26s %-16s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(), line.name.c_str(),
                 line.problem.c_str(), time, format_rate(line.rate, line.unit).c_str(), peak, format_ref(line).c_str(),

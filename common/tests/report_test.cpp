@@ -93,3 +93,13 @@ TEST_CASE("rates come from bytes or FLOPs over milliseconds", "[host][report]") 
   CHECK(wb::gflop_per_s(2e9, 2.0) == 1000.0);
   CHECK(wb::gb_per_s(1e9, 0.0) == 0.0);
 }
+
+TEST_CASE("percentages below 10 keep one decimal", "[host][report]") {
+  wb::ResultLine line = sample_line();
+  line.ref_value = 0.94;
+  line.peak_pct = 5.6;
+  const std::string text = wb::format_result_line(line);
+  INFO(text);
+  CHECK(contains(text, "0.9% of memcpy"));
+  CHECK(contains(text, "5.6% DRAM peak"));
+}
