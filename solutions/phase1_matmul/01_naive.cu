@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// 1.01 naive: one thread per element of C, and why the mapping of threads to elements matters.
+//
+// You learn: the GEMM contract every rung keeps (C = alpha A B + beta C, row-major, any M, N, K,
+// never read C when beta == 0), the 2D grid that covers C, and what a warp really fetches when
+// its 32 threads read 32 different rows of A.
+// Task: in matmul_naive_kernel compute this thread's row and col (threadIdx.x picks the ROW, on
+// purpose), accumulate the dot product of row `row` of A and column `col` of B over K, and write
+// the guarded epilogue.
+// Seed idea: "naive matmul reads 2K global values per output element" and "thread i should access
+// data[i], not data[i * stride]" (seed 003); step 1 of the SGEMM ladder (seed 002).
+// Run:   build/default/phase1_matmul/p1_01_naive [--size 4096]
+// Check: ctest --preset learner -R '^1.01'
+// Aim:   correct first; about 1-2% of cuBLAS on an H100. 1.02 shows where the rest went.
+// Previous: 0.10 error_handling (0.05 coalescing has the memory side). Next: 1.02 coalesced.
+
+#include "common/workbook.h"
+#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/matmul.cuh"
+
+namespace {
+
+// One 32 x 32 block of threads covers a 32 x 32 tile of C: 1024 threads, the most a block may have.
+constexpr int kTile = 32;
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+__global__ void matmul_naive_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                    const float* __restrict__ B, float beta, float* __restrict__ C) {
+  // threadIdx.x picks the ROW. A warp is 32 threads with consecutive threadIdx.x and the same
+  // threadIdx.y, so it holds 32 rows and ONE column: at each k it reads A[row][k] from 32 rows that
+  // lie K * 4 bytes apart (32 separate memory sectors, 4 useful bytes out of each 32) and the same
+  // B[k][col] 32 times (one broadcast), and it stores 32 floats that lie N * 4 bytes apart.
+  const int row = blockIdx.x * kTile + threadIdx.x;
+  const int col = blockIdx.y * kTile + threadIdx.y;
+  // The last blocks overhang C when M or N is no multiple of 32: those threads have nothing to do,
+  // and with no __syncthreads() in this kernel they may simply return.
+  if (row >= M || col >= N) return;
+  // 64-bit offsets: at 65536 x 65536, row * K overflows an int.
+  const float* a_row = A + static_cast<std::size_t>(row) * K;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k) acc += a_row[k] * B[static_cast<std::size_t>(k) * N + col];
+  // K == 0 leaves acc = 0, so C = beta * C as the math says. beta == 0 must not read C: it may hold
+  // NaN, and 0 * NaN is NaN.
+  float* c = C + static_cast<std::size_t>(row) * N + col;
+  *c = alpha * acc + (beta == 0.0f ? 0.0f : beta * *c);
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+}  // namespace
+
+void matmul_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                  cudaStream_t stream) {
+  if (M == 0 || N == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch
+  // Rows along grid x (up to 2^31 - 1 blocks), columns along grid y (at most 65535 blocks, so
+  // N <= 65535 * 32 = 2,097,120; past that the launch fails with "invalid configuration argument").
+  const dim3 block(kTile, kTile);
+  const dim3 grid(static_cast<unsigned>(wb::ceil_div(M, kTile)), static_cast<unsigned>(wb::ceil_div(N, kTile)));
+  matmul_naive_kernel<<<grid, block, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 2 M N K FLOPs = 137 GFLOP at 4096^3. Each output reads a row of A and a column of B,
+// 2K floats for 2K FLOPs: 0.25 FLOP per byte loaded, nothing reused in registers. Worse, each warp
+// load of A touches 32 sectors (1 KiB moved through L1/L2 for 128 useful bytes), so the memory
+// pipeline, not the FP32 units (~67 TFLOP/s on an H100), bounds this rung.
+int naive_lesson(wb::Lesson& lesson) { return run_matmul_lesson(lesson, "matmul_naive", matmul_naive); }
+
+}  // namespace
+
+WB_LESSON(naive_lesson, "naive SGEMM: one thread per output, threadIdx.x down a column of C");

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// 1.02 coalesced: the same kernel as 1.01 with two index formulas swapped, and several times faster.
+//
+// You learn: that a warp is 32 consecutive threadIdx.x, so threadIdx.x must walk along the
+// contiguous (row-major: column) direction of the arrays the warp reads and writes; then one load
+// instruction moves one 128-byte line instead of 32 scattered sectors.
+// Task: in matmul_coalesced_kernel let threadIdx.x pick the COLUMN and threadIdx.y the row, and
+// write the same k loop and guarded epilogue as in 1.01. The launcher's grid is already swapped.
+// Seed idea: "thread i should access data[i], not data[i * stride]" (seed 003); step 2 of the
+// SGEMM ladder, global memory coalescing (seed 002).
+// Run:   build/default/phase1_matmul/p1_02_coalesced [--size 4096]
+// Check: ctest --preset learner -R '^1.02'
+// Aim:   about 10-15% of cuBLAS on an H100, 5-10x the naive rung.
+// Previous: 1.01 naive. Next: 1.03 smem_tiled.
+
+#include "common/workbook.h"
+#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/matmul.cuh"
+
+namespace {
+
+// One 32 x 32 block of threads covers a 32 x 32 tile of C; each warp is one row of that tile.
+constexpr int kTile = 32;
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+__global__ void matmul_coalesced_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                        const float* __restrict__ B, float beta, float* __restrict__ C) {
+  // threadIdx.x picks the COLUMN. A warp (32 consecutive threadIdx.x, one threadIdx.y) now holds
+  // one row and 32 neighbouring columns: at each k it reads the same A[row][k] (one broadcast) and
+  // B[k][col .. col + 31], 32 consecutive floats (one 128-byte line, every byte used), and at the
+  // end it stores 32 consecutive floats of C.
+  const int col = blockIdx.x * kTile + threadIdx.x;
+  const int row = blockIdx.y * kTile + threadIdx.y;
+  // The last blocks overhang C when M or N is no multiple of 32: those threads have nothing to do,
+  // and with no __syncthreads() in this kernel they may simply return.
+  if (row >= M || col >= N) return;
+  // 64-bit offsets: at 65536 x 65536, row * K overflows an int.
+  const float* a_row = A + static_cast<std::size_t>(row) * K;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k) acc += a_row[k] * B[static_cast<std::size_t>(k) * N + col];
+  // K == 0 leaves acc = 0, so C = beta * C as the math says. beta == 0 must not read C: it may hold
+  // NaN, and 0 * NaN is NaN.
+  float* c = C + static_cast<std::size_t>(row) * N + col;
+  *c = alpha * acc + (beta == 0.0f ? 0.0f : beta * *c);
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+}  // namespace
+
+void matmul_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                      cudaStream_t stream) {
+  if (M == 0 || N == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch
+  // Columns along grid x now (up to 2^31 - 1 blocks), rows along grid y (at most 65535 blocks, so
+  // M <= 65535 * 32 = 2,097,120; past that the launch fails with "invalid configuration argument").
+  const dim3 block(kTile, kTile);
+  const dim3 grid(static_cast<unsigned>(wb::ceil_div(N, kTile)), static_cast<unsigned>(wb::ceil_div(M, kTile)));
+  matmul_coalesced_kernel<<<grid, block, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: still 2 M N K = 137 GFLOP at 4096^3 and 2K floats loaded per output (0.25 FLOP per
+// byte), but a warp's two loads per k now cost one sector (A, broadcast) plus one 128-byte line (B):
+// 160 bytes for 32 FMAs instead of ~1 KiB. The bound is now the load path: 2 load instructions per
+// FMA instruction, and an SM's L1 serves about one warp-wide load per clock while its 128 FP32 lanes
+// could retire 4 warp FMAs: at most ~1/8 of peak, ~10-15% of cuBLAS. Reusing each loaded value for
+// many FMAs (shared memory, 1.03) is the next step.
+int coalesced_lesson(wb::Lesson& lesson) { return run_matmul_lesson(lesson, "matmul_coalesced", matmul_coalesced); }
+
+}  // namespace
+
+WB_LESSON(coalesced_lesson, "coalesced SGEMM: threadIdx.x along a row of C");
