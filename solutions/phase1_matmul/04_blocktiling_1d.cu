@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// 1.04 blocktiling_1d: each thread computes TM = 8 outputs down a column, reusing one B value 8 times.
+//
+// You learn: why 1.03 is bound by shared-memory loads, not by arithmetic, and how giving each
+// thread a column of TM outputs lets one value of B, held in a register, feed TM multiply-adds;
+// how to map 512 threads onto a 64x8 tile of A, an 8x64 tile of B and a 64x64 tile of C.
+// Task: write matmul_blocktiling_1d_kernel: a block of BM * BN / TM = 512 threads computes a
+// BM x BN = 64x64 tile of C; per step of BK = 8 along K each thread loads one element of A and one
+// of B (zero outside the matrix), then for each k caches Bs[k][its column] and adds it, times TM
+// values of As, into TM accumulators; finally C = alpha * acc + beta * C for its TM outputs.
+// Seed idea: "Increase Work Per Thread" in the SGEMM notes (seed 002).
+// Run:   build/default/phase1_matmul/p1_04_blocktiling_1d [--size 4096]
+// Check: ctest --preset learner -R '^1.04'
+// Aim:   >= 30% of cuBLAS SGEMM at 4096 (the reference solution: 32% on an H100).
+// Previous: 1.03 smem_tiled. Next: 1.05 blocktiling_2d.
+
+#include <stdexcept>
+#include <string>
+
+#include "common/workbook.h"
+#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/matmul.cuh"
+
+namespace {
+
+// Block tile BM x BN of C, stepping BK along K; each thread owns TM outputs of one column.
+constexpr int kBM = 64;
+constexpr int kBN = 64;
+constexpr int kBK = 8;
+constexpr int kTM = 8;
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// Layout: As is BM x BK (row-major, As[r * BK + k]), Bs is BK x BN (Bs[k * BN + c]), both the
+// layout of their source matrix, so each thread's load is a plain copy. Thread t computes rows
+// (t / BN) * TM .. + TM - 1 of the tile in column t % BN. Banks (bank = word address % 32): a warp
+// is 32 consecutive t, so its lanes share t / BN and read the same As word (a broadcast) and 32
+// neighbouring Bs words (32 banks, conflict-free); the loads write As[t] and Bs[t], also
+// conflict-free. No warp reads a column, so no padding is needed.
+template <int BM, int BN, int BK, int TM>
+__global__ void __launch_bounds__((BM * BN) / TM)
+    matmul_blocktiling_1d_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                 const float* __restrict__ B, float beta, float* __restrict__ C) {
+  constexpr int kThreads = BM * BN / TM;
+  static_assert(BM % TM == 0, "each thread owns TM whole rows of the tile: BM must be a multiple of TM");
+  static_assert(BM * BK == kThreads, "one load per thread fills As: BM * BK must equal BM * BN / TM threads");
+  static_assert(BK * BN == kThreads, "one load per thread fills Bs: BK * BN must equal BM * BN / TM threads");
+  static_assert(BN % 32 == 0, "a warp must lie inside one thread row, so its As reads are one broadcast");
+  __shared__ float As[BM * BK];
+  __shared__ float Bs[BK * BN];
+  const int t = threadIdx.x;
+  // What this thread computes: column thread_col of the tile, rows thread_row * TM .. + TM - 1.
+  const int thread_col = t % BN;
+  const int thread_row = t / BN;
+  // What this thread loads: As[t] = A[a_row][k0 + a_col] and Bs[t] = B[k0 + b_row][b_col]
+  // (tile coordinates). A warp reads 4 rows x 8 floats of A (four full 32-byte sectors) and
+  // 32 neighbouring floats of one row of B (coalesced).
+  const int a_row = t / BK;
+  const int a_col = t % BK;
+  const int b_row = t / BN;
+  const int b_col = t % BN;
+  const int row0 = blockIdx.y * BM;  // the block's tile starts at C[row0][col0]
+  const int col0 = blockIdx.x * BN;
+  float acc[TM] = {};  // TM accumulators, all in registers (the loops below are fully unrolled)
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    // Zero outside the matrix: tail tiles in M, N and K then add nothing. size_t: M * K can pass 2^31.
+    const int ga_row = row0 + a_row, ga_col = k0 + a_col;
+    const int gb_row = k0 + b_row, gb_col = col0 + b_col;
+    As[t] = (ga_row < M && ga_col < K) ? A[static_cast<std::size_t>(ga_row) * K + ga_col] : 0.0f;
+    Bs[t] = (gb_row < K && gb_col < N) ? B[static_cast<std::size_t>(gb_row) * N + gb_col] : 0.0f;
+    // Read after write: the loop below reads what other warps loaded. Reached by every thread
+    // (no bounds `if` around it), as a barrier must be.
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      // The point of this rung: one shared load of B, kept in a register, feeds TM FMAs.
+      const float b = Bs[k * BN + thread_col];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) acc[i] += As[(thread_row * TM + i) * BK + k] * b;
+    }
+    // Write after read: the next step overwrites As and Bs while slow warps may still read them.
+    __syncthreads();
+  }
+  // Bounds-checked stores, after the last barrier. beta == 0 never reads C (it may hold NaN).
+  const int col = col0 + thread_col;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = row0 + thread_row * TM + i;
+    if (row < M && col < N) {
+      const std::size_t idx = static_cast<std::size_t>(row) * N + col;
+      C[idx] = beta == 0.0f ? alpha * acc[i] : alpha * acc[i] + beta * C[idx];
+    }
+  }
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+// One block per kBM x kBN tile of C: x over column tiles, y over row tiles (gridDim.y stops at
+// 65535, so M may reach 65535 * 64 = 4,194,240 rows).
+dim3 blocktiling_1d_grid(int M, int N, int K) {
+  if (M < 0 || N < 0 || K < 0) throw std::invalid_argument("matmul_blocktiling_1d: M, N and K must be >= 0");
+  const int row_tiles = wb::ceil_div(M, kBM);
+  if (row_tiles > 65535) {
+    throw std::invalid_argument("matmul_blocktiling_1d: M = " + std::to_string(M) + " needs more than 65535 row tiles");
+  }
+  return dim3(wb::ceil_div(N, kBN), row_tiles);
+}
+
+}  // namespace
+
+void matmul_blocktiling_1d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                           cudaStream_t stream) {
+  const dim3 grid = blocktiling_1d_grid(M, N, K);
+  if (M == 0 || N == 0) return;  // nothing to compute, and a grid of 0 blocks is an invalid launch
+  matmul_blocktiling_1d_kernel<kBM, kBN, kBK, kTM><<<grid, kBM * kBN / kTM, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 2 M N K FLOPs (137 GFLOP at 4096). Global: per K-step a block loads
+// (64 * 8 + 8 * 64) floats = 4 KiB for 2 * 64 * 64 * 8 = 65,536 FLOPs: 16 FLOP/byte, twice 1.03's
+// 8 (a 64x64 tile of C reuses each loaded float 64 times, a 32x32 one 32 times). Shared memory,
+// the wall of 1.03 (1.25 loads per FMA): here one Bs load feeds TM = 8 FMAs, and a thread's 8 As
+// values of a row are contiguous, so the compiler fetches them 4 at a time (16-byte broadcasts):
+// the SASS of one BK-step has 8 LDS + 16 LDS.128 for 64 FFMA, 0.375 loads per FMA. The 8
+// accumulators are also 8 independent FMA chains instead of one. The H100 reference: 16.3
+// TFLOP/s, 24% of peak, 1.8x 1.03. Next wall: 64 As loads' worth per step, so 1.05 caches A in
+// registers too (an outer product of TM x TN values per k).
+int blocktiling_1d_lesson(wb::Lesson& lesson) {
+  return run_matmul_lesson(lesson, "matmul_blocktiling_1d", matmul_blocktiling_1d);
+}
+
+}  // namespace
+
+WB_LESSON(blocktiling_1d_lesson, "1D blocktiling: 8 outputs per thread, one cached B value feeds 8 FMAs");
