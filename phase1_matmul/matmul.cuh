@@ -2,8 +2,10 @@
 // Phase 1 launchers: C = alpha * A * B + beta * C with A (M x K), B (K x N), C (M x N), all row-major
 // FP32 device pointers, any M, N, K >= 0 (not only multiples of a tile). beta != 0 reads C, so C must
 // hold valid data; beta == 0 must not read it (C may hold NaN). M, N or K = 0 follow the math: K = 0
-// gives C = beta * C; M = 0 or N = 0 launches nothing. Every launcher enqueues on `stream` and checks
-// its launch (CUDA_CHECK_KERNEL). Host code only here: tests include it.
+// gives C = beta * C; M = 0 or N = 0 launches nothing. Shapes whose grid would pass gridDim.y's limit
+// of 65535 blocks (over 2 million rows for most rungs) fail loudly (a CUDA error or
+// std::invalid_argument), never silently. Every launcher enqueues on `stream` and checks its launch
+// (CUDA_CHECK_KERNEL). Host code only here: tests include it.
 #pragma once
 
 #include <cuda_runtime_api.h>
