@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// 1.05 blocktiling_2d: each thread computes an 8 x 8 register tile of C from outer products.
+//
+// You learn: how a TM x TN tile of accumulators in registers turns TM + TN shared-memory loads into
+// TM * TN FMAs (16 loads for 64 FMAs here, against 2 loads per FMA in 1.03), and how to keep arrays
+// in registers: index them only with compile-time constants, inside fully unrolled loops.
+// Task: write matmul_blocktiling_2d_kernel: 256 threads stage a 128 x 8 tile of A and an 8 x 128
+// tile of B in shared memory (zeros outside the matrices), then, for each of the 8 k, load a column
+// fragment of A (8 values) and a row fragment of B (8 values) into registers and add their outer
+// product to the 8 x 8 accumulators; finally write alpha * acc + beta * C where it lies inside C.
+// Seed idea: "register outer product" and thread coarsening (seeds 002 and 003).
+// Run:   build/default/phase1_matmul/p1_05_blocktiling_2d [--size 4096]
+// Check: ctest --preset learner -R '^1.05'
+// Aim:   >= 50% of cuBLAS at 4096 on an H100 (the reference: 28.9 TFLOP/s, 56%).
+// Previous: 1.04 blocktiling_1d. Next: 1.06 vectorized.
+
+#include "common/workbook.h"
+#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/matmul.cuh"
+
+namespace {
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// One block computes a BM x BN tile of C with (BM / TM) * (BN / TN) threads; each thread owns the
+// TM x TN sub-tile at rows thread_row * TM.., columns thread_col * TN.. of the block's tile.
+// __launch_bounds__(threads, 2) asks ptxas for 2 resident blocks per SM, i.e. at most 128 registers
+// per thread: left free it takes about 150 and only one block (8 warps) fits, too few to hide latency.
+template <int BM, int BN, int BK, int TM, int TN>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
+    matmul_blocktiling_2d_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                                 const float* __restrict__ B, float beta, float* __restrict__ C) {
+  constexpr int kThreads = (BM / TM) * (BN / TN);
+  static_assert(BM % TM == 0 && BN % TN == 0, "the thread tiles TM x TN must cover the block tile BM x BN exactly");
+  static_assert((BM * BK) % kThreads == 0 && (BK * BN) % kThreads == 0,
+                "every thread must load the same number of A and B elements per tile (no leftover loop)");
+
+  // Read in the k loop by all threads: one BM x BK tile of A and one BK x BN tile of B (8 KiB).
+  __shared__ float As[BM][BK];
+  __shared__ float Bs[BK][BN];
+
+  // Neighbouring threads take neighbouring TN-wide column groups, so a warp covers 2 rows of
+  // 16 thread tiles: its A fragments come from just 2 addresses (a broadcast).
+  const int thread_row = threadIdx.x / (BN / TN);
+  const int thread_col = threadIdx.x % (BN / TN);
+  const int block_row = blockIdx.y * BM;
+  const int block_col = blockIdx.x * BN;
+
+  // The register tile: 64 floats per thread, in registers only because every index below is a
+  // compile-time constant once the loops are unrolled.
+  float acc[TM][TN] = {};
+  float a_frag[TM];
+  float b_frag[TN];
+
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    // Strided cooperative load: element e = threadIdx.x + l * kThreads, so consecutive threads read
+    // consecutive addresses (rows of BK floats of A, rows of BN floats of B). Outside A or B the
+    // tile gets 0: a zero adds nothing to any dot product, so the tails in M, N and K need no
+    // special case in the math below. The tile corners in size_t (row * K can pass 2^31), the
+    // offsets inside a tile in int (at most 127 * K): fewer 64-bit registers.
+    const float* a_tile = A + static_cast<std::size_t>(block_row) * K + k0;  // A[block_row][k0]
+    const float* b_tile = B + static_cast<std::size_t>(k0) * N + block_col;  // B[k0][block_col]
+#pragma unroll
+    for (int l = 0; l < (BM * BK) / kThreads; ++l) {
+      const int e = threadIdx.x + l * kThreads;
+      const int r = e / BK, c = e % BK;
+      const int row = block_row + r, k = k0 + c;
+      As[r][c] = row < M && k < K ? a_tile[r * K + c] : 0.0f;
+    }
+#pragma unroll
+    for (int l = 0; l < (BK * BN) / kThreads; ++l) {
+      const int e = threadIdx.x + l * kThreads;
+      const int r = e / BN, c = e % BN;
+      const int k = k0 + r, col = block_col + c;
+      Bs[r][c] = k < K && col < N ? b_tile[r * N + c] : 0.0f;
+    }
+    // Both tiles must be complete before any thread reads a value another thread stored.
+    __syncthreads();
+
+    // Per k, TM + TN shared loads feed TM * TN FMAs: the register reuse this rung is about.
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i) a_frag[i] = As[thread_row * TM + i][k];
+#pragma unroll
+      for (int j = 0; j < TN; ++j) b_frag[j] = Bs[k][thread_col * TN + j];
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
+      }
+    }
+    // No thread may overwrite the tiles for the next k0 while a slower one still reads these.
+    __syncthreads();
+  }
+
+  // Bounded epilogue: the last row and column blocks hang over C. beta == 0 must not read C (it may
+  // hold NaN, and 0 * NaN is NaN), so the beta term is skipped, not multiplied by zero.
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = block_row + thread_row * TM + i;
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int col = block_col + thread_col * TN + j;
+      if (row < M && col < N) {
+        float* out = C + static_cast<std::size_t>(row) * N + col;
+        float value = alpha * acc[i][j];
+        if (beta != 0.0f) value = fmaf(beta, *out, value);
+        *out = value;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+void matmul_blocktiling_2d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                           cudaStream_t stream) {
+  if (M == 0 || N == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch
+  // 128 x 128 tiles, 8 deep: 8 KiB of shared memory and 256 threads of 8 x 8 outputs per block.
+  // K = 0 still launches: the k loop runs zero times and the epilogue writes beta * C.
+  constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+  const dim3 block((BM / TM) * (BN / TN));
+  const dim3 grid(wb::ceil_div(N, BN), wb::ceil_div(M, BM));  // x walks columns of C, y rows
+  matmul_blocktiling_2d_kernel<BM, BN, BK, TM, TN><<<grid, block, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 2 M N K = 137 GFLOP at 4096^3. Per 8-deep step a block reads (128 + 128) * 8 floats =
+// 8 KiB and does 128 * 128 * 8 * 2 = 262144 FLOP: 32 FLOP per byte from L2/DRAM, far above the
+// H100's ~20 FLOP/B balance point, so global memory no longer limits. Per thread and k it issues
+// 16 shared loads for 64 FMAs (1.03: 2 loads per FMA), which makes shared-memory instruction issue
+// the next wall: 1.06 widens those loads to float4.
+int blocktiling_2d_lesson(wb::Lesson& lesson) {
+  return run_matmul_lesson(lesson, "matmul_blocktiling_2d", matmul_blocktiling_2d);
+}
+
+}  // namespace
+
+WB_LESSON(blocktiling_2d_lesson, "2D blocktiling: an 8x8 register tile per thread");

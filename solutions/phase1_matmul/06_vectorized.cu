@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+// 1.06 vectorized: float4 global loads, a transposed A tile and float4 shared loads.
+//
+// You learn: when a float4 load is legal (the address must be a multiple of 16 bytes: an aligned
+// base pointer AND a row length that is a multiple of 4), how to keep a scalar path for every
+// other shape, and why storing A transposed in shared memory (As[k][m]) turns the 8 strided loads
+// of an A fragment into 2 float4 loads.
+// Task: in matmul_vectorized_kernel load the A tile with one float4 per thread and write it
+// transposed, load the B tile with one float4 per thread, read both fragments as float4, and store
+// C as float4 where rows allow. Keep a scalar path (selected at compile time) for K or N not a
+// multiple of 4 or a misaligned pointer. In the launcher decide which path the shapes allow.
+// Seed idea: "dual-vectorised loads" and "a shared memory transpose" (seed 002).
+// Run:   build/default/phase1_matmul/p1_06_vectorized [--size 4096]
+// Check: ctest --preset learner -R '^1.06'
+// Aim:   >= 60% of cuBLAS at 4096 on an H100 (the reference: 34.1 TFLOP/s, 66%; 1.05 gets 56%).
+// Previous: 1.05 blocktiling_2d. Next: 1.07 warptiling.
+
+#include <cstdint>
+
+#include "common/workbook.h"
+#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/matmul.cuh"
+
+namespace {
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// As is stored transposed, BM + kAPad floats per k row. A pad of 4 (not 1) keeps every row start
+// 16-byte aligned for float4 reads, and shifts row k by 4k banks, so the transposed stores of the
+// tile loads (8 or 2 threads writing down one column m) fall in different banks.
+constexpr int kAPad = 4;
+
+// The same 2D blocktiling as 1.05. VEC_A: rows of A can be read as float4 (K % 4 == 0, A 16-byte
+// aligned). VEC_N: rows of B and C can be read and written as float4 (N % 4 == 0, B and C aligned).
+// Template flags, not runtime branches: each path compiles to straight-line code of its own.
+// At most 128 registers for 2 resident blocks per SM, as in 1.05.
+template <int BM, int BN, int BK, int TM, int TN, bool VEC_A, bool VEC_N>
+__global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
+    matmul_vectorized_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                             float beta, float* __restrict__ C) {
+  constexpr int kThreads = (BM / TM) * (BN / TN);
+  static_assert(BM % TM == 0 && BN % TN == 0, "the thread tiles TM x TN must cover the block tile BM x BN exactly");
+  static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0,
+                "fragments and tile rows are read in whole float4s: TM, TN and BK must be multiples of 4");
+  static_assert(kAPad % 4 == 0, "the pad must keep every row of As a multiple of 16 bytes long");
+  static_assert((BM * BK) % (4 * kThreads) == 0 && (BK * BN) % (4 * kThreads) == 0,
+                "every thread must load the same number of float4s of A and B per tile (no leftover loop)");
+
+  // __align__(16): float4 accesses to shared memory need 16-byte aligned addresses too.
+  __shared__ __align__(16) float As[BK][BM + kAPad];  // transposed: As[k][m] = A[block_row + m][k0 + k]
+  __shared__ __align__(16) float Bs[BK][BN];
+
+  const int thread_row = threadIdx.x / (BN / TN);
+  const int thread_col = threadIdx.x % (BN / TN);
+  const int block_row = blockIdx.y * BM;
+  const int block_col = blockIdx.x * BN;
+
+  float acc[TM][TN] = {};
+  float a_frag[TM];
+  float b_frag[TN];
+
+  for (int k0 = 0; k0 < K; k0 += BK) {
+    // A tile (BM x BK), written transposed. Vector path: float4 number e covers A[row][k..k+3] with
+    // row = e / (BK / 4) and k = 4 * (e % (BK / 4)): 2 threads per 8-wide row, a warp reads 16 whole
+    // 32-byte rows. K % 4 == 0 and k % 4 == 0 put all 4 floats inside A or all outside, so one test
+    // of k < K guards the whole float4, and the offset row * K + k is a multiple of 4 (16-byte aligned).
+    const float* a_tile = A + static_cast<std::size_t>(block_row) * K + k0;  // A[block_row][k0]
+    const float* b_tile = B + static_cast<std::size_t>(k0) * N + block_col;  // B[k0][block_col]
+    if constexpr (VEC_A) {
+#pragma unroll
+      for (int l = 0; l < (BM * BK) / (4 * kThreads); ++l) {
+        const int e = threadIdx.x + l * kThreads;
+        const int r = e / (BK / 4), c = 4 * (e % (BK / 4));
+        const int row = block_row + r, k = k0 + c;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (row < M && k < K) v = *reinterpret_cast<const float4*>(a_tile + r * K + c);
+        As[c + 0][r] = v.x;
+        As[c + 1][r] = v.y;
+        As[c + 2][r] = v.z;
+        As[c + 3][r] = v.w;
+      }
+    } else {
+      // Scalar path, as in 1.05 but stored transposed, with zeros outside A.
+#pragma unroll
+      for (int l = 0; l < (BM * BK) / kThreads; ++l) {
+        const int e = threadIdx.x + l * kThreads;
+        const int r = e / BK, c = e % BK;
+        const int row = block_row + r, k = k0 + c;
+        As[c][r] = row < M && k < K ? a_tile[r * K + c] : 0.0f;
+      }
+    }
+    // B tile (BK x BN), not transposed: its fragments are already rows. A warp reads 512 contiguous
+    // bytes of one row of B; N % 4 == 0 makes col < N guard the whole float4.
+    if constexpr (VEC_N) {
+#pragma unroll
+      for (int l = 0; l < (BK * BN) / (4 * kThreads); ++l) {
+        const int e = threadIdx.x + l * kThreads;
+        const int r = e / (BN / 4), c = 4 * (e % (BN / 4));
+        const int k = k0 + r, col = block_col + c;
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (k < K && col < N) v = *reinterpret_cast<const float4*>(b_tile + r * N + c);
+        *reinterpret_cast<float4*>(&Bs[r][c]) = v;
+      }
+    } else {
+#pragma unroll
+      for (int l = 0; l < (BK * BN) / kThreads; ++l) {
+        const int e = threadIdx.x + l * kThreads;
+        const int r = e / BN, c = e % BN;
+        const int k = k0 + r, col = block_col + c;
+        Bs[r][c] = k < K && col < N ? b_tile[r * N + c] : 0.0f;
+      }
+    }
+    // Both tiles must be complete before any thread reads a value another thread stored.
+    __syncthreads();
+
+    // The A fragment is now TM consecutive floats of row k of As (it was a strided column in 1.05),
+    // so it comes in TM / 4 float4 loads; the B fragment is TN consecutive floats of row k of Bs.
+    // Both start at multiples of 4 floats of 16-byte aligned rows, so the float4 casts are legal.
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+#pragma unroll
+      for (int q = 0; q < TM / 4; ++q) {
+        const float4 v = *reinterpret_cast<const float4*>(&As[k][thread_row * TM + 4 * q]);
+        a_frag[4 * q + 0] = v.x;
+        a_frag[4 * q + 1] = v.y;
+        a_frag[4 * q + 2] = v.z;
+        a_frag[4 * q + 3] = v.w;
+      }
+#pragma unroll
+      for (int q = 0; q < TN / 4; ++q) {
+        const float4 v = *reinterpret_cast<const float4*>(&Bs[k][thread_col * TN + 4 * q]);
+        b_frag[4 * q + 0] = v.x;
+        b_frag[4 * q + 1] = v.y;
+        b_frag[4 * q + 2] = v.z;
+        b_frag[4 * q + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a_frag[i], b_frag[j], acc[i][j]);
+      }
+    }
+    // No thread may overwrite the tiles for the next k0 while a slower one still reads these.
+    __syncthreads();
+  }
+
+  // Bounded epilogue; beta == 0 never reads C (it may hold NaN). With VEC_N each thread row of TN
+  // outputs is TN / 4 aligned float4s, and N % 4 == 0 puts each float4 wholly inside or outside C.
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int row = block_row + thread_row * TM + i;
+    if constexpr (VEC_N) {
+#pragma unroll
+      for (int q = 0; q < TN / 4; ++q) {
+        const int col = block_col + thread_col * TN + 4 * q;
+        if (row < M && col < N) {
+          float4* out = reinterpret_cast<float4*>(C + static_cast<std::size_t>(row) * N + col);
+          float4 value = make_float4(alpha * acc[i][4 * q + 0], alpha * acc[i][4 * q + 1], alpha * acc[i][4 * q + 2],
+                                     alpha * acc[i][4 * q + 3]);
+          if (beta != 0.0f) {
+            const float4 old = *out;
+            value.x = fmaf(beta, old.x, value.x);
+            value.y = fmaf(beta, old.y, value.y);
+            value.z = fmaf(beta, old.z, value.z);
+            value.w = fmaf(beta, old.w, value.w);
+          }
+          *out = value;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < TN; ++j) {
+        const int col = block_col + thread_col * TN + j;
+        if (row < M && col < N) {
+          float* out = C + static_cast<std::size_t>(row) * N + col;
+          float value = alpha * acc[i][j];
+          if (beta != 0.0f) value = fmaf(beta, *out, value);
+          *out = value;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+namespace {
+
+// cudaMalloc returns 256-byte aligned memory, but a launcher may get a pointer into the middle of an
+// allocation (A + 1 is a valid matrix): check the address, never assume it.
+template <typename T>
+bool is_16_byte_aligned(const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+template <bool VEC_A, bool VEC_N>
+void launch_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                       cudaStream_t stream) {
+  // The 1.05 shape: 128 x 128 x 8 tiles, 256 threads of 8 x 8. One float4 of A and one of B per
+  // thread per tile (128 * 8 / 4 = 256 float4s each).
+  constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+  const dim3 block((BM / TM) * (BN / TN));
+  // K = 0 still launches: the k loop runs zero times and the epilogue writes beta * C.
+  const dim3 grid(wb::ceil_div(N, BN), wb::ceil_div(M, BM));
+  matmul_vectorized_kernel<BM, BN, BK, TM, TN, VEC_A, VEC_N><<<grid, block, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
+}
+
+}  // namespace
+
+void matmul_vectorized(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                       cudaStream_t stream) {
+  if (M == 0 || N == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch
+  // A float4 at element (row, k) starts at byte 4 * (row * K + k) past A: a multiple of 16 for every
+  // row only when K % 4 == 0 (and k % 4 == 0, which the kernel keeps) and A itself is aligned.
+  // The same holds for B and C with N. Otherwise the scalar path: correct for every shape.
+  const bool a_rows_are_float4 = K % 4 == 0 && is_16_byte_aligned(A);
+  const bool n_rows_are_float4 = N % 4 == 0 && is_16_byte_aligned(B) && is_16_byte_aligned(C);
+  if (a_rows_are_float4 && n_rows_are_float4) {
+    launch_vectorized<true, true>(M, N, K, alpha, A, B, beta, C, stream);
+  } else if (a_rows_are_float4) {
+    launch_vectorized<true, false>(M, N, K, alpha, A, B, beta, C, stream);
+  } else if (n_rows_are_float4) {
+    launch_vectorized<false, true>(M, N, K, alpha, A, B, beta, C, stream);
+  } else {
+    launch_vectorized<false, false>(M, N, K, alpha, A, B, beta, C, stream);
+  }
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 137 GFLOP at 4096^3 and the same 32 FLOP per byte of tile traffic as 1.05. What
+// changes is instructions: per tile a thread issues 2 global float4 loads instead of 8 scalar ones,
+// and per k 4 shared float4 loads (2 for A, 2 for B) instead of 8 + 8 scalar ones (or 8 + 2 where
+// the compiler already merged B's), for the same 64 FMAs: more of the issue slots go to math.
+int vectorized_lesson(wb::Lesson& lesson) { return run_matmul_lesson(lesson, "matmul_vectorized", matmul_vectorized); }
+
+}  // namespace
+
+WB_LESSON(vectorized_lesson, "float4 loads and a transposed A tile");
