@@ -4,7 +4,8 @@
 // hold valid data; beta == 0 must not read it (C may hold NaN). M, N or K = 0 follow the math: K = 0
 // gives C = beta * C; M = 0 or N = 0 launches nothing. Shapes whose grid would pass gridDim.y's limit
 // of 65535 blocks (over 2 million rows for most rungs) fail loudly (a CUDA error or
-// std::invalid_argument), never silently. Every launcher enqueues on `stream` and checks its launch
+// std::invalid_argument), never silently. Pointers need only float alignment: a launcher that uses
+// 16-byte vector accesses checks alignment and row lengths first (A + 1 is a valid matrix). Every launcher enqueues on `stream` and checks its launch
 // (CUDA_CHECK_KERNEL). Host code only here: tests include it.
 #pragma once
 
