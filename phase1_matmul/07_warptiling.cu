@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// 1.07 warptiling: block -> warp -> thread tiles, the fastest FP32 kernel of the ladder.
+//
+// You learn: how a third level of tiling (the warp tile) keeps each warp's shared-memory reads
+// compact and broadcast-friendly, how WMITER x WNITER sub-tiles spread a lane's outputs so that its
+// fragment loads stay float4, how two shared-memory buffers and a register stage overlap the next
+// tile's global loads with this tile's FMAs (one barrier per tile), and how one template gives both
+// a fast whole-tile kernel and a guarded one for the tails.
+// Task: write matmul_warptiling_kernel: the lane's place in its warp tile, the float4 loads of
+// the A and B tiles (guarded in the CHECKED variant), the transposed store of A, the double-buffered
+// loop over K with its register outer products, and the epilogue.
+// Seed idea: "Register Outer Product" and "Using Float4" in the SGEMM notes (seed 002), one level
+// up: the warp, not the block, is the unit that shares fragments.
+// Run:   build/default/phase1_matmul/p1_07_warptiling [--size 4096]
+// Check: ctest --preset learner -R '^1.07'
+// Aim:   >= 80% of cuBLAS SGEMM at 4096 on an H100 (the reference solution: 89% at 4096, 90% at 8192).
+// Previous: 1.06 vectorized. Next: 1.08 cublas.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/workbook.h"
+#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/matmul.cuh"
+
+namespace {
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// One block computes a BM x BN tile of C, marching over K in steps of BK. Inside it, each of the
+// NTHREADS / 32 warps owns a WM x WN warp tile, computed as WMITER x WNITER sub-tiles of
+// (WM / WMITER) x (WN / WNITER); in every sub-tile each lane owns a TM x TN register tile. CHECKED
+// selects the guarded variant (any M, N, K, any alignment) over the fast one (whole tiles, float4).
+// GROUP_M > 0 hands out the block tiles in groups of GROUP_M tile rows (see below).
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NTHREADS, int MIN_BLOCKS,
+          int GROUP_M, bool CHECKED>
+__global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
+    matmul_warptiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
+                             const float* __restrict__ B, float beta, float* __restrict__ C) {
+  constexpr int kWarps = NTHREADS / 32;
+  static_assert(NTHREADS % 32 == 0, "the block is made of whole warps");
+  static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
+  static_assert((BM / WM) * (BN / WN) == kWarps, "one warp per warp tile: (BM / WM) * (BN / WN) == NTHREADS / 32");
+  static_assert((WM * WN) % (32 * TM * TN * WNITER) == 0,
+                "the 32 lanes' TM x TN tiles, WNITER times along N, must cover the warp tile a whole number "
+                "of times along M (that number is WMITER)");
+  constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);
+  static_assert(WMITER >= 1 && WM % WMITER == 0 && WN % WNITER == 0, "sub-tiles must split the warp tile evenly");
+  constexpr int WSUBM = WM / WMITER;  // sub-tile height
+  constexpr int WSUBN = WN / WNITER;  // sub-tile width
+  static_assert(WSUBM % TM == 0 && WSUBN % TN == 0 && (WSUBM / TM) * (WSUBN / TN) == 32,
+                "the 32 lanes must cover one sub-tile exactly with their TM x TN register tiles");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "fragments are read from shared memory as float4");
+  static_assert(BK % 4 == 0 && BN % 4 == 0, "tiles are loaded from global memory as float4");
+  constexpr int kALoads = BM * BK / 4 / NTHREADS;  // float4s of the A tile per thread
+  constexpr int kBLoads = BK * BN / 4 / NTHREADS;  // float4s of the B tile per thread
+  static_assert(kALoads * 4 * NTHREADS == BM * BK && kBLoads * 4 * NTHREADS == BK * BN,
+                "every thread loads the same number of float4s of each tile");
+  // As is stored transposed (k-major) so that a lane's TM values of A at one k are contiguous: one
+  // float4 load per 4. The 4 extra floats per row move the rows that one warp's transposing stores
+  // hit onto other banks (with BM a multiple of 32 they would all start in bank 0) and keep every
+  // row 16-byte aligned. Two buffers of each: the next tile is written while this one is read. The
+  // launcher passes their size as the dynamic shared memory of the launch.
+  // TODO(1.07): declare kAStride = BM + 4, the dynamic shared memory (extern __shared__ float4 smem4[])
+  //             and float pointers As (2 buffers of BK x kAStride) and Bs (2 of BK x BN) into it (about 5 lines).
+  // TODO(1.07): pick this block's tile: tile_m = blockIdx.y, tile_n = blockIdx.x, or, when GROUP_M > 0,
+  //             the grouped order (linear id y * gridDim.x + x; GROUP_M tile rows per group, walked
+  //             down each column of the group first) (about 8 lines).
+  // TODO(1.07): compute m0, n0 (this block's tile of C), warp, lane, warp_row, warp_col (the warp tile's
+  //             corner) and lane_row, lane_col (the lane's place in a sub-tile) (about 6 lines).
+  // TODO(1.07): declare float4 a_stage[kALoads], b_stage[kBLoads] and write the lambda load_tile(k0): float4
+  //             number f = tid + l * NTHREADS of the A tile (row f / (BK / 4), column (f % (BK / 4)) * 4)
+  //             and likewise of the B tile, one float4 load each; in the CHECKED variant element by element,
+  //             0 outside A or B (about 35 lines).
+  // TODO(1.07): write the lambda store_tile(buf): A's float4 transposed into rows c + 0..3, column r of
+  //             buffer buf of As; B's float4 stored as is at row r, column c of buffer buf of Bs (about 20 lines).
+  // TODO(1.07): declare acc[WMITER * TM][WNITER * TN] = {}, a_frag and b_frag; load and store tile 0 (if
+  //             K > 0), __syncthreads(), then for each of the ceil_div(K, BK) tiles: load tile t + 1,
+  //             for each k load the fragments (float4 from As and Bs) and do the outer product, store
+  //             tile t + 1 into the other buffer, __syncthreads() (about 45 lines).
+  // TODO(1.07): write the epilogue: C = alpha * acc + beta * C, float4 on the fast path, element by
+  //             element inside M x N on the CHECKED one, never reading C when beta == 0 (about 30 lines).
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+// The configuration, tuned on an H100 by a sweep of 26 tilings against cuBLAS at 4096 (see the
+// phase README): 128 x 128 x 8 block tiles, 8 warps of 64 x 32 (one sub-tile each) where a lane owns
+// 8 x 8 outputs, and tiles handed out in groups of 8 tile rows. 64 accumulators per thread fit in 128
+// registers, so two 256-thread blocks (16 warps) share an SM; 16.6 KiB of shared memory per block.
+constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, WNITER = 1, TM = 8, TN = 8;
+constexpr int kThreads = 256, kMinBlocksPerSm = 2, kGroupM = 8;
+
+template <bool CHECKED>
+void launch_warptiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                       cudaStream_t stream) {
+  // Block tiles along x over N (up to 2^31 - 1 of them), along y over M (at most 65535, so M <= 65535 * 128).
+  const dim3 grid(static_cast<unsigned>(wb::ceil_div(N, BN)), static_cast<unsigned>(wb::ceil_div(M, BM)));
+  // Two blocks per SM cap a thread at 128 registers; the guarded variant needs a few more (it only
+  // runs on the tails and small shapes), so it asks for one block per SM rather than spill.
+  // The two buffers of As and Bs: 2 * 8 * (132 + 128) floats = 16.6 KiB, under the 48 KiB a launch
+  // may ask for without cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize).
+  constexpr std::size_t kSmemBytes = sizeof(float) * 2 * BK * (BM + 4 + BN);
+  static_assert(kSmemBytes <= 48 * 1024, "above 48 KiB of shared memory, opt in with cudaFuncSetAttribute first");
+  matmul_warptiling_kernel<BM, BN, BK, WM, WN, WNITER, TM, TN, kThreads, CHECKED ? 1 : kMinBlocksPerSm, kGroupM,
+                           CHECKED><<<grid, kThreads, kSmemBytes, stream>>>(M, N, K, alpha, A, B, beta, C);
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+void matmul_warptiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                       cudaStream_t stream) {
+  if (M == 0 || N == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch
+  // The fast kernel needs whole tiles (no bounds checks) and 16-byte rows (float4): M, N, K multiples
+  // of the tile and 16-byte aligned pointers. Everything else, K == 0 included, takes the guarded one.
+  const bool whole_tiles = M % BM == 0 && N % BN == 0 && K % BK == 0;
+  if (whole_tiles && aligned16(A) && aligned16(B) && aligned16(C)) {
+    launch_warptiling<false>(M, N, K, alpha, A, B, beta, C, stream);
+  } else {
+    launch_warptiling<true>(M, N, K, alpha, A, B, beta, C, stream);
+  }
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 2 M N K = 137 GFLOP at 4096^3, 2.7 ms for cuBLAS (~51 TFLOP/s) on an H100 whose FP32
+// peak is ~67 TFLOP/s. Per k a lane loads 8 + 8 floats from shared memory (4 float4 loads) for 64
+// FMAs; per tile the block loads (128 + 128) x 8 floats from global (8 KiB) for 2 x 128 x 128 x 8 FLOP:
+// 32 FLOP per byte, far above the H100's ~20 FLOP per byte of DRAM bandwidth (and L2 serves most of
+// it). So issue slots bound this rung: FMAs, plus the loads, barriers and latency around them.
+int warptiling_lesson(wb::Lesson& lesson) {
+  return run_matmul_lesson(lesson, "matmul_warptiling", matmul_warptiling);
+}
+
+}  // namespace
+
+WB_LESSON(warptiling_lesson, "warptiling SGEMM: block, warp and thread tiles, double-buffered");
