@@ -60,9 +60,9 @@ int main(int argc, char** argv) {
       std::printf("%s", kUsage);
       return wb::kExitPass;
     }
-    if (i + 1 >= argc) return usage_error(arg == "--sizes" || arg == "--repeat" || arg == "--out"
-                                              ? arg + " needs a value"
-                                              : "unknown option '" + arg + "'");
+    if (i + 1 >= argc)
+      return usage_error(arg == "--sizes" || arg == "--repeat" || arg == "--out" ? arg + " needs a value"
+                                                                                 : "unknown option '" + arg + "'");
     const std::string value = argv[++i];
     if (arg == "--sizes") {
       sizes.clear();
@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    std::fprintf(csv, "device,date,size,id,launcher,precision,median_ms,gflops,peak_pct,cublas_ms,pct_of_cublas,status\n");
+    std::fprintf(csv,
+                 "device,date,size,id,launcher,precision,median_ms,gflops,peak_pct,cublas_ms,pct_of_cublas,status\n");
     std::printf("%s\n%-5s %-24s %6s %10s %12s %10s %12s  %s\n", wb::describe(device).c_str(), "id", "launcher", "size",
                 "ms", "GFLOP/s", "% peak", "% of cuBLAS", "check");
     bool all_pass = true;

@@ -29,7 +29,10 @@ struct MatmulBench::Buffers {
   Buffers(const MatmulShape& s, std::uint64_t seed)
       : host_a(wb::random_floats(std::size_t(s.M) * s.K, seed)),
         host_b(wb::random_floats(std::size_t(s.K) * s.N, seed + 1)),
-        a(host_a), b(host_b), c(std::size_t(s.M) * s.N), library(std::size_t(s.M) * s.N) {}
+        a(host_a),
+        b(host_b),
+        c(std::size_t(s.M) * s.N),
+        library(std::size_t(s.M) * s.N) {}
   std::vector<float> host_a, host_b;
   wb::DeviceBuffer<float> a, b;
   wb::GuardedDeviceBuffer<float> c;
@@ -43,8 +46,8 @@ MatmulBench::MatmulBench(MatmulShape shape, std::uint64_t seed)
   Buffers& b = *buffers_;
   const std::size_t count = std::size_t(shape.M) * shape.N;
   wb::DeviceBuffer<float> result(count);
-  gemm_reference_cublas(b.handle.get(), shape.M, shape.N, shape.K, 1.0f, b.a.data(), b.b.data(), 0.0f,
-                        result.data(), nullptr);
+  gemm_reference_cublas(b.handle.get(), shape.M, shape.N, shape.K, 1.0f, b.a.data(), b.b.data(), 0.0f, result.data(),
+                        nullptr);
   b.expected = result.download();
   wb::DeviceBuffer<float> abs_a(absolute(b.host_a)), abs_b(absolute(b.host_b));
   gemm_reference_cublas(b.handle.get(), shape.M, shape.N, shape.K, 1.0f, abs_a.data(), abs_b.data(), 0.0f,
@@ -91,11 +94,11 @@ wb::TimingStats MatmulBench::time_library(MatmulPrecision precision, const wb::B
   return wb::bench(nullptr, options, [&] {
     // Row-major through C^T = B^T A^T, as in gemm_reference_cublas.
     if (precision == MatmulPrecision::FP32) {
-      CUBLAS_CHECK(cublasSgemm(b.handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b.b.data(), N, b.a.data(),
-                               K, &beta, b.library.data(), N));
+      CUBLAS_CHECK(cublasSgemm(b.handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b.b.data(), N, b.a.data(), K,
+                               &beta, b.library.data(), N));
     } else {
-      CUBLAS_CHECK(cublasGemmEx(b.handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b.b.data(), CUDA_R_32F,
-                                N, b.a.data(), CUDA_R_32F, K, &beta, b.library.data(), CUDA_R_32F, N,
+      CUBLAS_CHECK(cublasGemmEx(b.handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, b.b.data(), CUDA_R_32F, N,
+                                b.a.data(), CUDA_R_32F, K, &beta, b.library.data(), CUDA_R_32F, N,
                                 CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
     }
   });
@@ -107,7 +110,8 @@ MatmulShape parse_matmul_shape(const std::string& text) {
     throw wb::UsageError("--size needs N (a cube) or MxNxK, got '" + text + "'");
   if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
   for (std::size_t d : dims)
-    if (d == 0 || d > 65536) throw wb::UsageError("--size: each of M, N, K must be from 1 to 65536, got '" + text + "'");
+    if (d == 0 || d > 65536)
+      throw wb::UsageError("--size: each of M, N, K must be from 1 to 65536, got '" + text + "'");
   return MatmulShape{int(dims[0]), int(dims[1]), int(dims[2])};
 }
 
@@ -124,8 +128,7 @@ double matmul_peak_gflops(const wb::DeviceInfo& device, MatmulPrecision precisio
          (device.sm_clock_khz * 1e3) / 1e9;
 }
 
-int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLauncher launch,
-                      MatmulPrecision precision) {
+int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLauncher launch, MatmulPrecision precision) {
   const MatmulShape shape = parse_matmul_shape(lesson.options().size.empty() ? "4096" : lesson.options().size);
   const double a = double(shape.M) * shape.K, b = double(shape.K) * shape.N, c = double(shape.M) * shape.N;
   lesson.require_memory(4.0 * (2.0 * a + 2.0 * b + 3.0 * c), 4.0 * (2.0 * a + 2.0 * b + 3.0 * c));

@@ -15,7 +15,7 @@
 struct MatmulShape {
   int M, N, K;
   double flop() const { return 2.0 * M * double(N) * K; }  // a multiply and an add per term
-  std::string text() const;                                 // "M=N=K=4096" or "MxNxK"
+  std::string text() const;                                // "M=N=K=4096" or "MxNxK"
 };
 
 class MatmulBench {

@@ -24,7 +24,7 @@ run_stage() {
       cmake --preset gpu >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
       [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed (see build.log)"; tail -n 30 "$out/build.log"; return 1; } ;;
     test)
-      ctest --test-dir build/gpu -L 'host|common|solution' -j 4 --output-on-failure 2>&1 | tee "$out/test.log" | tail -n 25 ;;
+      ctest --test-dir build/gpu -L 'host|common|grader|solution' -j 4 --output-on-failure 2>&1 | tee "$out/test.log" | tail -n 25 ;;
     sanitize)
       ctest --test-dir build/gpu -L sanitize -j 8 --output-on-failure 2>&1 | tee "$out/sanitize.log" | tail -n 25 ;;
     pristine)

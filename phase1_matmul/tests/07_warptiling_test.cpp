@@ -27,8 +27,7 @@ std::vector<MatmulCase> tile_edge_cases() {
 
 }  // namespace
 
-TEST_CASE("matmul_warptiling handles whole tiles with beta != 0 and a tail in only one of M, N, K",
-          "[p1][1.07][gpu]") {
+TEST_CASE("matmul_warptiling handles whole tiles with beta != 0 and a tail in only one of M, N, K", "[p1][1.07][gpu]") {
   const MatmulCase c = GENERATE(Catch::Generators::from_range(tile_edge_cases()));
   check_matmul("matmul_warptiling", matmul_warptiling, c);
 }

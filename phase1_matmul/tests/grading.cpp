@@ -40,8 +40,8 @@ void reference(const MatmulCase& c, const Inputs& in, std::vector<double>& expec
     const std::vector<float> result = dC.download();
     out.assign(result.begin(), result.end());
   };
-  const std::vector<float> C = c.beta == 0.0f ? std::vector<float>(in.A.size() ? std::size_t(c.M) * c.N : 0, 0.0f)
-                                              : in.C;
+  const std::vector<float> C =
+      c.beta == 0.0f ? std::vector<float>(in.A.size() ? std::size_t(c.M) * c.N : 0, 0.0f) : in.C;
   run(in.A, in.B, C, c.alpha, c.beta, expected);
   auto absolute = [](std::vector<float> v) {
     for (float& x : v) x = std::fabs(x);
@@ -50,8 +50,7 @@ void reference(const MatmulCase& c, const Inputs& in, std::vector<double>& expec
   run(absolute(in.A), absolute(in.B), absolute(C), std::fabs(c.alpha), std::fabs(c.beta), magnitude);
 }
 
-wb::Tolerance tolerance_of(const MatmulCase& c, double magnitude, bool exact, MatmulPrecision precision,
-                          double slack) {
+wb::Tolerance tolerance_of(const MatmulCase& c, double magnitude, bool exact, MatmulPrecision precision, double slack) {
   if (exact) return wb::Tolerance{};
   wb::Tolerance tol = gemm_tolerance(c.K, magnitude * slack, precision);
   tol.abs += wb::kFloatEpsilon * magnitude;
@@ -104,8 +103,10 @@ std::string explain(const MatmulCase& c, const Inputs& in, const std::vector<flo
   return why.str();
 }
 
-void run_one(const char* name, MatmulLauncher launch, const MatmulCase& c, MatmulPrecision precision, bool exact,
-             std::uint64_t seed) {
+}  // namespace
+
+std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, MatmulPrecision precision,
+                         bool exact, std::uint64_t seed) {
   const std::size_t a_count = std::size_t(c.M) * c.K, b_count = std::size_t(c.K) * c.N,
                     c_count = std::size_t(c.M) * c.N;
   Inputs in;
@@ -132,8 +133,17 @@ void run_one(const char* name, MatmulLauncher launch, const MatmulCase& c, Matmu
   dA.upload(in.A);
   dB.upload(in.B);
   dC.upload(in.C);
-  WB_RUN_LAUNCHER(launch(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), nullptr));
-  WB_REQUIRE_OK(dC.check_guards(), name);
+  // Launch errors and errors while the kernel runs are reported apart (common/testing.h explains).
+  try {
+    launch(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), nullptr);
+  } catch (const wb::CudaError& e) {
+    return std::string("launching ") + name + " failed: " + e.what();
+  }
+  const cudaError_t ran = cudaDeviceSynchronize();
+  if (ran != cudaSuccess)
+    return std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
+  const wb::GuardReport guards = dC.check_guards();
+  if (!guards.ok()) return guards.describe(name);
   const std::vector<float> got = dC.download();
   // Compared in float, so an untouched (poisoned) element is recognised bit for bit. Rounding the
   // double reference to float costs u * |expected| <= u * magnitude more: the bound adds it.
@@ -142,21 +152,18 @@ void run_one(const char* name, MatmulLauncher launch, const MatmulCase& c, Matmu
       expected_float.data(), got.data(), c_count,
       [&](std::size_t i) { return tolerance_of(c, magnitude[i], exact, precision, slack); },
       static_cast<std::size_t>(c.N));
-  if (!report.ok()) {
-    FAIL(report.describe(name) << explain(c, in, got, expected, magnitude, exact, precision, slack));
-  }
+  if (report.ok()) return "";
+  return report.describe(name) + explain(c, in, got, expected, magnitude, exact, precision, slack);
 }
-
-}  // namespace
 
 std::vector<MatmulCase> standard_matmul_cases() {
   std::vector<MatmulCase> cases = {
-      {1, 1, 1, 1.0f, 0.0f},        {1, 1, 1, 2.0f, -1.0f},       {2, 3, 4, 1.0f, 0.0f},
-      {31, 33, 17, 1.0f, 0.0f},     {33, 31, 65, -1.5f, 0.5f},    {64, 64, 64, 1.0f, 1.0f},
-      {127, 129, 65, 1.0f, 0.0f},   {127, 129, 65, 2.0f, -1.0f},  {256, 256, 1, 1.0f, 0.0f},
-      {17, 19, 0, 1.0f, 0.5f},      {0, 5, 7, 1.0f, 0.0f},        {5, 0, 7, 1.0f, 0.0f},
-      {1000, 1000, 1000, 1.0f, 0.0f}, {1000, 1000, 1000, 0.5f, 2.0f},
-      {4096, 16, 512, 1.0f, 0.0f},  {16, 4096, 512, 1.0f, 0.0f},  {4096, 4096, 4096, 1.0f, 0.0f},
+      {1, 1, 1, 1.0f, 0.0f},          {1, 1, 1, 2.0f, -1.0f},         {2, 3, 4, 1.0f, 0.0f},
+      {31, 33, 17, 1.0f, 0.0f},       {33, 31, 65, -1.5f, 0.5f},      {64, 64, 64, 1.0f, 1.0f},
+      {127, 129, 65, 1.0f, 0.0f},     {127, 129, 65, 2.0f, -1.0f},    {256, 256, 1, 1.0f, 0.0f},
+      {17, 19, 0, 1.0f, 0.5f},        {0, 5, 7, 1.0f, 0.0f},          {5, 0, 7, 1.0f, 0.0f},
+      {1000, 1000, 1000, 1.0f, 0.0f}, {1000, 1000, 1000, 0.5f, 2.0f}, {4096, 16, 512, 1.0f, 0.0f},
+      {16, 4096, 512, 1.0f, 0.0f},    {4096, 4096, 4096, 1.0f, 0.0f},
   };
   if (!wb::test::sanitize_mode()) return cases;
   std::vector<MatmulCase> small;
@@ -171,10 +178,12 @@ void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, 
             << ", beta = " << c.beta << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
   {
     INFO("small-integer inputs: every correct kernel gives the exact answer");
-    run_one(name, launch, c, precision, true, seed);
+    const std::string failure = grade_matmul(name, launch, c, precision, true, seed);
+    if (!failure.empty()) FAIL(failure);
   }
   {
     INFO("random inputs in [-1, 1]: tolerance (K + 2) u sum|alpha a b| + |beta c| per element");
-    run_one(name, launch, c, precision, false, seed + 7);
+    const std::string failure = grade_matmul(name, launch, c, precision, false, seed + 7);
+    if (!failure.empty()) FAIL(failure);
   }
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The GEMM reference and the tolerance rule grade every rung, so they are tested on their own.
+#include "phase1_matmul/reference.h"
+
 #include <cmath>
 #include <vector>
 
 #include "common/testing.h"
-#include "phase1_matmul/reference.h"
 
 TEST_CASE("gemm_reference_cpu computes alpha A B + beta C on row-major data", "[host][p1]") {
   // A = [1 2 3; 4 5 6] (2x3), B = [1 0; 0 1; 1 1] (3x2), C = [1 1; 1 1].

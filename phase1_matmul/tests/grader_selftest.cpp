@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// A grader that passes a wrong kernel is the worst bug of a course: plant each bug the phase 1
+// grader claims to diagnose and check that it fails, with the sentence that names the bug, while a
+// correct kernel passes on exact and random inputs (including the cuBLAS-referenced 1000^3).
+#include <string>
+#include <vector>
+
+#include "common/testing.h"
+#include "phase1_matmul/tests/grading.h"
+#include "phase1_matmul/tests/wrong_kernels.h"
+
+namespace {
+
+struct Plant {
+  const char* what;
+  MatmulLauncher launch;
+  MatmulCase shape;
+  bool exact;
+  const char* diagnosis;  // "" = the grader must accept it
+};
+
+}  // namespace
+
+TEST_CASE("the phase 1 grader accepts a correct kernel and names every planted bug", "[gpu][grader][p1]") {
+  const std::vector<Plant> plants = {
+      {"a correct kernel, exact inputs", planted_correct, {127, 129, 65, 2.0f, -1.0f}, true, ""},
+      {"a correct kernel, random inputs", planted_correct, {127, 129, 65, 2.0f, -1.0f}, false, ""},
+      {"a correct kernel, random inputs against cuBLAS", planted_correct, {1000, 1000, 1000, 0.5f, 2.0f}, false, ""},
+      {"a correct kernel with K = 0", planted_correct, {17, 19, 0, 1.0f, 0.5f}, true, ""},
+      {"skipping the last partial tile of rows",
+       planted_skips_tail_rows,
+       {127, 129, 65, 1.0f, 0.0f},
+       true,
+       "Wrong only where row >= 96"},
+      {"reading C when beta = 0",
+       planted_reads_c_when_beta_zero,
+       {31, 33, 17, 1.0f, 0.0f},
+       true,
+       "beta = 0 must not read C"},
+      {"ignoring beta",
+       planted_ignores_beta,
+       {33, 31, 65, -1.5f, 0.5f},
+       true,
+       "the kernel overwrote C instead of adding beta * C"},
+      {"dropping the last k term (exact inputs)",
+       planted_drops_last_k,
+       {64, 64, 64, 1.0f, 0.0f},
+       true,
+       "Wrong from [0, 0] on"},
+      {"dropping the last k term (random inputs)",
+       planted_drops_last_k,
+       {64, 64, 64, 1.0f, 0.0f},
+       false,
+       "values are wrong"},
+      {"writing one element past the end of C",
+       planted_writes_past_end,
+       {31, 33, 17, 1.0f, 0.0f},
+       true,
+       "wrote past the end"},
+  };
+  for (const Plant& p : plants) {
+    INFO("planted: " << p.what);
+    const std::string verdict =
+        grade_matmul("planted", p.launch, p.shape, MatmulPrecision::FP32, p.exact, wb::test::seed());
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+}
