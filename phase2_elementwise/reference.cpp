@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#include "phase2_elementwise/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+double relu_reference(double x) { return x > 0.0 ? x : 0.0; }
+
+double gelu_tanh_reference(double x) {
+  const double k = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+}
+
+std::vector<double> rmsnorm_reference(const std::vector<float>& in, const std::vector<float>& weight, int rows,
+                                      int cols, float eps) {
+  std::vector<double> out(in.size());
+  for (int r = 0; r < rows; ++r) {
+    const float* row = &in[std::size_t(r) * cols];
+    double sum_squares = 0;
+    for (int c = 0; c < cols; ++c) sum_squares += double(row[c]) * row[c];
+    const double inv_rms = 1.0 / std::sqrt(sum_squares / cols + double(eps));
+    for (int c = 0; c < cols; ++c) out[std::size_t(r) * cols + c] = row[c] * inv_rms * weight[c];
+  }
+  return out;
+}
+
+std::vector<double> softmax_reference(const std::vector<float>& in, int rows, int cols) {
+  std::vector<double> out(in.size());
+  for (int r = 0; r < rows; ++r) {
+    const float* row = &in[std::size_t(r) * cols];
+    double max = -std::numeric_limits<double>::infinity();
+    for (int c = 0; c < cols; ++c) max = std::max(max, double(row[c]));
+    double sum = 0;
+    for (int c = 0; c < cols; ++c) sum += std::exp(double(row[c]) - max);
+    for (int c = 0; c < cols; ++c) out[std::size_t(r) * cols + c] = std::exp(double(row[c]) - max) / sum;
+  }
+  return out;
+}
