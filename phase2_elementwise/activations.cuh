@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// Device-side activations that the later lessons of phase 2 build on (2.03 vectorizes them, 2.04
+// fuses GELU with a bias). 2.02 has you write GELU yourself; this is the same formula, given.
+#pragma once
+
+#include <cuda_runtime.h>
+
+// sqrt(2 / pi), in float.
+constexpr float kGeluScale = 0.7978845608028654f;
+constexpr float kGeluCubic = 0.044715f;
+
+__device__ __forceinline__ float relu_device(float x) { return fmaxf(x, 0.0f); }
+
+// The tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with the accurate tanhf
+// (at most 2 ulp off), not the tanh.approx instruction (about 2^-11 relative error).
+__device__ __forceinline__ float gelu_tanh_device(float x) {
+  const float inner = kGeluScale * fmaf(kGeluCubic * x, x * x, x);
+  return 0.5f * x * (1.0f + tanhf(inner));
+}
