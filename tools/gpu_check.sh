@@ -7,6 +7,7 @@
 #   pristine  every learner test fails on the untouched stubs with its intended message
 #   lessons   every reference lesson at its default size: the result lines
 #   ladder    the phase 1 SGEMM ladder at 1024..8192 against cuBLAS (CSV to $OUT/p1_ladder.csv)
+#   bench2    every phase 2 kernel at several sizes against memcpy (CSV to $OUT/p2_bench.csv)
 # Logs go to $OUT (or build/gpu/logs) so they can be kept after the machine is gone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +39,8 @@ run_stage() {
     ladder)
       build/gpu/phase1_matmul/p1_ladder --sizes 1024,2048,4096,8192 --out "$out/p1_ladder.csv" 2>&1 |
         tee "$out/ladder.log" ;;
+    bench2)
+      build/gpu/phase2_elementwise/p2_bench --out "$out/p2_bench.csv" 2>&1 | tee "$out/bench2.log" ;;
     *) echo "unknown stage $stage"; return 2 ;;
   esac
 }
