@@ -95,6 +95,34 @@ function(workbook_exercise id name)
     "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}")
 endfunction()
 
+# workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
+#                        [SMOKE_ARGS <args...>])
+# A benchmark that links the reference solutions of a phase's exercises (p1_ladder, p2_bench). Call
+# it before the exercise lines: it defers itself to the end of the directory, and is skipped, with a
+# status line, while an exercise is missing. Registers a short run labelled bench (not in the
+# default test presets), which writes <target>_smoke.csv in the build directory.
+function(workbook_solution_tool target source)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "PHASE" "EXERCISES;LIBS;SMOKE_ARGS")
+  # Deferred calls expand variables when they run, so bake the values in now.
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL _workbook_add_solution_tool [[${target}]] [[${source}]] \
+    [[${ARG_PHASE}]] [[${ARG_EXERCISES}]] [[${ARG_LIBS}]] [[${ARG_SMOKE_ARGS}]])")
+endfunction()
+
+function(_workbook_add_solution_tool target source phase exercises libs smoke)
+  set(objects "")
+  foreach(exercise IN LISTS exercises)
+    if(NOT TARGET p${phase}_${exercise}_solution_obj)
+      message(STATUS "Workbook: ${target} not built: exercise ${exercise} is not registered")
+      return()
+    endif()
+    list(APPEND objects $<TARGET_OBJECTS:p${phase}_${exercise}_solution_obj>)
+  endforeach()
+  add_executable(${target} ${source} ${objects})
+  target_link_libraries(${target} PRIVATE ${libs})
+  add_test(NAME ${target}.smoke COMMAND ${target} ${smoke} --out ${CMAKE_CURRENT_BINARY_DIR}/${target}_smoke.csv)
+  set_tests_properties(${target}.smoke PROPERTIES LABELS "bench;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endfunction()
+
 # Writes the exercise registry and registers the pristine-stub check; call once, last.
 function(workbook_finalize)
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)

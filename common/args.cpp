@@ -65,6 +65,23 @@ bool parse_count(const std::string& text, std::size_t* out, bool allow_zero) {
   return true;
 }
 
+bool parse_count_list(const std::string& text, std::vector<std::size_t>* out, bool allow_zero) {
+  std::vector<std::size_t> values;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::size_t value = 0;
+    if (!parse_count(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start), &value,
+                     allow_zero))
+      return false;
+    values.push_back(value);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  *out = values;
+  return true;
+}
+
 bool parse_dims(const std::string& text, std::vector<std::size_t>* out) {
   std::vector<std::size_t> dims;
   std::size_t start = 0;

@@ -35,6 +35,8 @@ std::string lesson_usage(const std::string& program, const std::string& title);
 // "1000", "64M", "1K", "2G" (binary suffixes). False on anything else, zero included when
 // allow_zero is false, or on overflow.
 bool parse_count(const std::string& text, std::size_t* out, bool allow_zero = true);
+// "1024,2048,4M": counts (as parse_count) separated by commas; false if any is malformed.
+bool parse_count_list(const std::string& text, std::vector<std::size_t>* out, bool allow_zero = true);
 // "4096", "1024x512", "127x129x65": one to three counts joined by 'x'.
 bool parse_dims(const std::string& text, std::vector<std::size_t>* out);
 

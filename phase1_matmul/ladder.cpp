@@ -65,16 +65,13 @@ int main(int argc, char** argv) {
                                                                                  : "unknown option '" + arg + "'");
     const std::string value = argv[++i];
     if (arg == "--sizes") {
+      std::vector<std::size_t> parsed;
+      if (!wb::parse_count_list(value, &parsed, false))
+        return usage_error("--sizes needs sizes from 1 to 65536 separated by commas, got '" + value + "'");
       sizes.clear();
-      std::size_t start = 0;
-      while (start <= value.size()) {
-        const std::size_t comma = value.find(',', start);
-        std::size_t n = 0;
-        if (!wb::parse_count(value.substr(start, comma - start), &n, false) || n > 65536)
-          return usage_error("--sizes needs sizes from 1 to 65536 separated by commas, got '" + value + "'");
+      for (std::size_t n : parsed) {
+        if (n > 65536) return usage_error("--sizes needs sizes from 1 to 65536, got '" + value + "'");
         sizes.push_back(static_cast<int>(n));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
       }
     } else if (arg == "--repeat") {
       std::size_t n = 0;

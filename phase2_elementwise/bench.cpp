@@ -34,19 +34,6 @@ int usage_error(const std::string& why) {
   return wb::kExitUsage;
 }
 
-bool parse_list(const std::string& text, std::vector<std::size_t>* out) {
-  out->clear();
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    std::size_t n = 0;
-    if (!wb::parse_count(text.substr(start, comma - start), &n, false)) return false;
-    out->push_back(n);
-    if (comma == std::string::npos) return true;
-    start = comma + 1;
-  }
-}
-
 struct Row {
   std::string kernel, shape;
   double bytes;
@@ -79,9 +66,9 @@ int main(int argc, char** argv) {
     const std::string value = argv[++i];
     std::size_t n = 0;
     if (arg == "--elements") {
-      if (!parse_list(value, &elements)) return usage_error("--elements needs counts like 16M,64M");
+      if (!wb::parse_count_list(value, &elements, false)) return usage_error("--elements needs counts like 16M,64M");
     } else if (arg == "--cols") {
-      if (!parse_list(value, &cols_list)) return usage_error("--cols needs counts like 1024,4096");
+      if (!wb::parse_count_list(value, &cols_list, false)) return usage_error("--cols needs counts like 1024,4096");
     } else if (arg == "--repeat") {
       if (!wb::parse_count(value, &n, false) || n > 1000) return usage_error("--repeat needs 1 to 1000");
       repeat = static_cast<int>(n);

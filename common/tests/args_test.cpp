@@ -113,3 +113,15 @@ TEST_CASE("parse_dims takes one to three counts joined by x", "[host][args]") {
   CHECK_FALSE(wb::parse_dims("axb", &d));
   CHECK_FALSE(wb::parse_dims("", &d));
 }
+
+TEST_CASE("parse_count_list takes comma-separated counts", "[host][args]") {
+  std::vector<std::size_t> v;
+  REQUIRE(wb::parse_count_list("1024,2K,4M", &v));
+  CHECK(v == std::vector<std::size_t>{1024, 2048, std::size_t(4) << 20});
+  REQUIRE(wb::parse_count_list("7", &v));
+  CHECK(v == std::vector<std::size_t>{7});
+  CHECK_FALSE(wb::parse_count_list("", &v));
+  CHECK_FALSE(wb::parse_count_list("1,,2", &v));
+  CHECK_FALSE(wb::parse_count_list("1,2,", &v));
+  CHECK_FALSE(wb::parse_count_list("0,5", &v, /*allow_zero=*/false));
+}
