@@ -62,6 +62,12 @@ class Lesson {
   ResultLine run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
                               GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
                               const std::function<void()>& launch, std::size_t cols = 0);
+  // The same with a tolerance per element (as wb::compare_each), for bounds that grow with a value.
+  template <typename T>
+  ResultLine run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
+                              GuardedDeviceBuffer<T>& out, const std::vector<T>& expected,
+                              const std::function<Tolerance(std::size_t)>& tolerance_of,
+                              const std::function<void()>& launch, std::size_t cols = 0);
 
  private:
   std::string id_, name_, variant_;
@@ -74,8 +80,11 @@ class Lesson {
 // Compares a device output with the reference and its guards; prints the teaching report on failure.
 template <typename T>
 bool check_output(const std::string& what, const std::vector<T>& expected, const GuardedDeviceBuffer<T>& out,
-                  Tolerance tolerance, std::size_t cols = 0) {
-  const CompareReport values = compare(expected, out.download(), tolerance, cols);
+                  const std::function<Tolerance(std::size_t)>& tolerance_of, std::size_t cols = 0) {
+  const std::vector<T> got = out.download();
+  const CompareReport values = got.size() == expected.size()
+                                   ? compare_each(expected.data(), got.data(), got.size(), tolerance_of, cols)
+                                   : compare(expected, got, Tolerance{});
   const GuardReport guards = out.check_guards();
   if (!values.ok()) std::fprintf(stderr, "%s", values.describe(what).c_str());
   if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(what).c_str());
@@ -83,22 +92,35 @@ bool check_output(const std::string& what, const std::vector<T>& expected, const
 }
 
 template <typename T>
+bool check_output(const std::string& what, const std::vector<T>& expected, const GuardedDeviceBuffer<T>& out,
+                  Tolerance tolerance, std::size_t cols = 0) {
+  return check_output(what, expected, out, [tolerance](std::size_t) { return tolerance; }, cols);
+}
+
+template <typename T>
 ResultLine Lesson::run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
-                                    GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
+                                    GuardedDeviceBuffer<T>& out, const std::vector<T>& expected,
+                                    const std::function<Tolerance(std::size_t)>& tolerance_of,
                                     const std::function<void()>& launch, std::size_t cols) {
   out.fill(poison_value<T>());
   launch();
   CUDA_CHECK(cudaDeviceSynchronize());
-  bool pass = check_output(launcher, expected, out, tolerance, cols);
+  bool pass = check_output(launcher, expected, out, tolerance_of, cols);
   const TimingStats time = bench(nullptr, bench_options(true), launch);
-  pass = check_output(launcher + " (after timing)", expected, out, tolerance, cols) && pass;
+  pass = check_output(launcher + " (after timing)", expected, out, tolerance_of, cols) && pass;
   const ResultLine line = memory_bound_line(launcher, problem, time, bytes_moved, pass);
   report(line);
   return line;
 }
 
-// "HBM" or "DRAM": what the result line calls the GPU's memory.
-std::string memory_kind_label(const DeviceInfo& device);
+template <typename T>
+ResultLine Lesson::run_memory_bound(const std::string& launcher, const std::string& problem, double bytes_moved,
+                                    GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
+                                    const std::function<void()>& launch, std::size_t cols) {
+  return run_memory_bound(launcher, problem, bytes_moved, out, expected,
+                          std::function<Tolerance(std::size_t)>([tolerance](std::size_t) { return tolerance; }),
+                          launch, cols);
+}
 
 using LessonFn = int (*)(Lesson&);
 

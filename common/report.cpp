@@ -67,7 +67,7 @@ std::string format_result_line(const ResultLine& line) {
                 line.time.spread_pct);
   std::snprintf(peak, sizeof peak, "%s%% %s", format_percent(line.peak_pct).c_str(), line.peak_label.c_str());
   char text[400];
-  std::snprintf(text, sizeof text, "%-5s %-26s %-16s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(), line.name.c_str(),
+  std::snprintf(text, sizeof text, "%-5s %-26s %-20s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(), line.name.c_str(),
                 line.problem.c_str(), time, format_rate(line.rate, line.unit).c_str(), peak, format_ref(line).c_str(),
                 line.cache_resident ? "cache-resident " : "", line.pass ? "PASS" : "FAIL");
   return text;

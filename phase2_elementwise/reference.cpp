@@ -6,7 +6,8 @@
 #include <cstddef>
 #include <limits>
 
-double relu_reference(double x) { return x > 0.0 ? x : 0.0; }
+// NaN stays NaN (NaN < 0 is false), as in PyTorch: a ReLU must not hide a NaN from an earlier layer.
+double relu_reference(double x) { return x < 0.0 ? 0.0 : x; }
 
 double gelu_tanh_reference(double x) {
   const double k = std::sqrt(2.0 / M_PI);

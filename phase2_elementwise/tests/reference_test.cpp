@@ -10,6 +10,7 @@
 TEST_CASE("relu and the tanh GELU match known values", "[host][p2]") {
   CHECK(relu_reference(-2.0) == 0.0);
   CHECK(relu_reference(3.5) == 3.5);
+  CHECK(std::isnan(relu_reference(std::nan(""))));  // a ReLU keeps NaN
   CHECK(gelu_tanh_reference(0.0) == 0.0);
   CHECK(std::fabs(gelu_tanh_reference(1.0) - 0.8411919906) < 1e-9);   // tanh-form GELU(1)
   CHECK(std::fabs(gelu_tanh_reference(-1.0) + 0.1588080094) < 1e-9);
