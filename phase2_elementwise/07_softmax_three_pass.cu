@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// 2.07 softmax_three_pass: a stable softmax, one block per row, three passes over the row.
+//
+// You learn: why softmax subtracts the row's max before exp (exp(1000) is inf in float, and
+// inf / inf is NaN), how a block reduction gives every thread the row's max and then its sum, and
+// how re-reading a row that a block just read costs L1 hits, not DRAM traffic.
+// Task: write softmax_three_pass_kernel: pass 1 finds the row's max, pass 2 sums exp(x - max),
+// pass 3 writes exp(x - max) / sum. The block reduction is given.
+// Seed idea: softmax v1, the three-pass softmax (seed 003).
+// Run:   build/default/phase2_elementwise/p2_07_softmax_three_pass [--size 16384x4096]
+// Check: ctest --preset learner -R '^2.07'
+// Aim:   >= 70% of the cudaMemcpy bandwidth at 16384 x 4096 (2.09 aims at 80% with one read).
+// Previous: 2.06 rmsnorm_warp. Next: 2.08 softmax_online.
+
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/workbook.h"
+#include "phase2_elementwise/elementwise.cuh"
+#include "phase2_elementwise/reference.h"
+
+namespace {
+
+constexpr int kWarpSize = 32;
+constexpr int kMaxBlockSize = 256;  // 8 warps: a row of 4096 floats gives each thread 4 float4s per pass
+constexpr int kMaxWarps = kMaxBlockSize / kWarpSize;
+static_assert(kMaxWarps <= kWarpSize, "one warp must be able to combine the partials of every warp");
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// V consecutive floats: a float4 (one 16-byte load) for V = 4, a single float for V = 1.
+template <int V>
+struct Pack {
+  float v[V];
+};
+
+// Pack i of a row, i.e. the floats row[V * i] .. row[V * i + V - 1]. With V = 4 the row must start
+// on a 16-byte boundary (the launcher checks). __ldg reads through the read-only path, which keeps
+// the line in L1: the next pass over the row finds it there.
+template <int V>
+__device__ Pack<V> load_pack(const float* row, int i) {
+  Pack<V> p;
+  if constexpr (V == 4) {
+    const float4 f = __ldg(reinterpret_cast<const float4*>(row) + i);
+    p.v[0] = f.x;
+    p.v[1] = f.y;
+    p.v[2] = f.z;
+    p.v[3] = f.w;
+  } else {
+    p.v[0] = __ldg(row + i);
+  }
+  return p;
+}
+
+template <int V>
+__device__ void store_pack(float* row, int i, const Pack<V>& p) {
+  if constexpr (V == 4) {
+    reinterpret_cast<float4*>(row)[i] = make_float4(p.v[0], p.v[1], p.v[2], p.v[3]);
+  } else {
+    row[i] = p.v[0];
+  }
+}
+
+// The two ways to combine a row (templates only so that the stub, which calls neither, compiles
+// without an "unused function" warning).
+struct MaxOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return fmaxf(a, b);
+  }
+};
+struct SumOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+
+// Butterfly (xor) shuffles: after log2(32) = 5 steps every lane holds the warp's result, so no
+// broadcast is needed. All 32 lanes must execute each __shfl_xor_sync (the mask says so).
+template <typename Op>
+__device__ float warp_reduce(float v, Op op) {
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+// Every thread of the block gets the block's max (MaxOp, identity -inf) or sum (SumOp, identity 0).
+// Each warp reduces its 32 values, lane 0 parks the warp's result in scratch, then every warp
+// reduces the (at most 8) partials itself, so every thread ends with the answer without a second
+// broadcast. Lanes past the number of warps read the identity: all 32 lanes take part in the shuffles.
+template <typename Op>
+__device__ float block_reduce(float v, float identity, Op op, float* scratch) {
+  const int lane = threadIdx.x % kWarpSize;
+  const int warp = threadIdx.x / kWarpSize;
+  const int warps = blockDim.x / kWarpSize;
+  v = warp_reduce(v, op);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();  // every warp's partial is in scratch before anyone reads it
+  v = warp_reduce(lane < warps ? scratch[lane] : identity, op);
+  __syncthreads();  // everyone has read scratch before the next reduction overwrites it
+  return v;
+}
+
+// One block per row: blockIdx.x is the row. The row holds cols / V packs; thread t handles packs
+// t, t + blockDim.x, ... so a warp reads 32 neighbouring packs (coalesced) in every pass.
+template <int V>
+__global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* __restrict__ out, int cols) {
+  // Row r starts at r * cols: compute it in std::size_t (rows x cols may pass 2^31).
+  // TODO(2.07): point row_in and row_out at this block's row, let packs = cols / V and declare
+  //             __shared__ float scratch[kMaxWarps] for the block reductions (about 5 lines).
+  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max.
+  // TODO(2.07): loop i from threadIdx.x while i < packs, stepping by blockDim.x; fold the V floats
+  //             of load_pack<V>(row_in, i) into row_max with fmaxf; then row_max = block_reduce(row_max,
+  //             -INFINITY, MaxOp{}, scratch) (about 7 lines).
+  // Pass 2: the sum of exp(x - max). Every term is at most exp(0) = 1, so nothing overflows, and the
+  // max's own term makes sum >= 1 (no division by 0). -inf entries add expf(-inf) = 0.
+  // TODO(2.07): the same loop, adding expf(x - row_max) for each float; then block_reduce with SumOp{}
+  //             and the identity 0 (about 7 lines).
+  // Pass 3: normalize. One division per row, then a multiply per element.
+  // TODO(2.07): inv_sum = 1.0f / sum; the same loop once more, replacing each float of the pack by
+  //             expf(x - row_max) * inv_sum and writing it with store_pack<V>(row_out, i, p) (about 8 lines).
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// Threads for a row of `packs` packs: a whole number of warps, no more than the packs (a row of 31
+// floats gets one warp, not 256 threads of which 225 idle), at most kMaxBlockSize.
+int block_size_for(int packs) {
+  const int warps = static_cast<int>(wb::ceil_div(packs, kWarpSize));
+  return (warps < kMaxWarps ? warps : kMaxWarps) * kWarpSize;
+}
+
+}  // namespace
+
+void softmax_three_pass(const float* in, float* out, int rows, int cols, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) return;  // a grid of 0 blocks is an invalid launch
+  // One block per row: rows <= INT_MAX fits gridDim.x (up to 2^31 - 1). float4 when every row
+  // starts on a 16-byte boundary: both pointers aligned and cols a multiple of 4.
+  if (cols % 4 == 0 && aligned16(in) && aligned16(out)) {
+    softmax_three_pass_kernel<4><<<rows, block_size_for(cols / 4), 0, stream>>>(in, out, cols);
+  } else {
+    softmax_three_pass_kernel<1><<<rows, block_size_for(cols), 0, stream>>>(in, out, cols);
+  }
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: the least traffic is one read and one write of every float, 8 bytes per element:
+// 16384 x 4096 moves 537 MB, about 0.16 ms at the H100's 3.35 TB/s. The kernel reads the row three
+// times; if each re-read came from DRAM that would be 16 bytes per element, 2x slower. They come
+// from L1: a row is 16 KiB, 8 blocks of 256 threads per SM hold 128 KiB of rows, inside the SM's
+// 256 KiB L1; what L1 evicts, the 50 MB L2 still holds (132 SMs x 128 KiB = 17 MB in flight).
+int softmax_three_pass_lesson(wb::Lesson& lesson) {
+  const std::vector<std::size_t> dims = lesson.dims_or({16384, 4096});
+  if (dims[0] > INT_MAX || dims[1] > INT_MAX) throw wb::UsageError("--size: rows and cols must each be below 2^31");
+  const int rows = static_cast<int>(dims[0]);
+  const int cols = static_cast<int>(dims[1]);
+  const std::size_t n = dims[0] * dims[1];
+  // Device: in and out. Host: in, the double reference, its float copy, and the downloads.
+  lesson.require_memory(8.0 * static_cast<double>(n), 28.0 * static_cast<double>(n));
+  const std::vector<float> in = wb::random_floats(n, lesson.seed(), -8.0f, 8.0f);
+  const std::vector<double> reference = softmax_reference(in, rows, cols);
+  const std::vector<float> expected(reference.begin(), reference.end());
+
+  // The test derives this bound per element; here one bound for all (|x - max| < 16 with inputs in
+  // [-8, 8)): expf 4u and the rounded x - max 16u, the sum 4u + cols u / e + (cols - 1) u, 1 / sum
+  // and the product 2u, the reference rounded to float 1u; a small absolute term for denormals.
+  const double u = wb::kFloatEpsilon;
+  const wb::Tolerance tolerance{std::ldexp(1.0, -140), (28.0 + 2.0 * cols) * u};
+
+  wb::DeviceBuffer<float> din(in);
+  wb::GuardedDeviceBuffer<float> dout(n);
+  const std::string problem = std::to_string(rows) + "x" + std::to_string(cols);
+  const double bytes = 8.0 * static_cast<double>(n);  // read once, written once
+  const bool pass = lesson
+                        .run_memory_bound(
+                            "softmax_three_pass", problem, bytes, dout, expected, tolerance,
+                            [&] { softmax_three_pass(din.data(), dout.data(), rows, cols, nullptr); }, dims[1])
+                        .pass;
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+WB_LESSON(softmax_three_pass_lesson, "softmax in three passes: max, sum of exp, normalize");

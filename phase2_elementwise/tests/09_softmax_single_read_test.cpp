@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// Graded tests for 2.09 softmax_single_read: every row length from 1 to 32768 (warp per row, block
+// per row, the fallback), cols not a multiple of 4, row counts that fill no whole block, 1000 and
+// -1000 mixed, -inf entries, rows that must sum to 1, poisoned outputs and guard canaries.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/buffer.h"
+#include "common/testing.h"
+#include "phase2_elementwise/elementwise.cuh"
+#include "phase2_elementwise/reference.h"
+
+namespace {
+
+struct Shape {
+  int rows;
+  int cols;
+};
+
+// Row r's kind is r % 5, so every shape with 5 rows or more meets each kind:
+//   0: uniform in [-1, 1]: every term weighs about 1/cols of the sum, a lost element shows.
+//   1: the same with a spike of 12 (the row max, e^13 times any other term) at the last column, the
+//      first column or a random one: a kernel that misses it in the max or the sum is far off.
+//   2: 1000 and -1000 mixed (each +-1000 plus noise in [-1, 1]): without subtracting the max,
+//      exp(1000) = inf and the row becomes NaN.
+//   3: every value near -1000: without the max, exp(-1000) = 0 and the row is 0/0 = NaN; a max whose
+//      identity is 0 instead of -inf fails the same way.
+//   4: -inf entries: the whole first half of the row, then a third of the rest; the last column is
+//      always finite. Whole threads and warps see only -inf, which an online merge must survive.
+std::vector<float> softmax_inputs(int rows, int cols, std::uint64_t seed) {
+  wb::Rng rng(seed);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> in(static_cast<std::size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r) {
+    float* row = &in[static_cast<std::size_t>(r) * cols];
+    const int kind = r % 5;
+    for (int c = 0; c < cols; ++c) {
+      const float noise = rng.uniform(-1.0f, 1.0f);
+      switch (kind) {
+        case 2: row[c] = ((rng.next_u64() & 1) ? 1000.0f : -1000.0f) + noise; break;
+        case 3: row[c] = -1000.0f + noise; break;
+        case 4: row[c] = (c < cols / 2 || rng.integer(0, 2) == 0) && c != cols - 1 ? -inf : noise; break;
+        default: row[c] = noise; break;
+      }
+    }
+    if (kind == 1) {
+      const int where = (r / 5) % 3;
+      row[where == 0 ? cols - 1 : where == 1 ? 0 : static_cast<int>(rng.integer(0, cols - 1))] = 12.0f;
+    }
+  }
+  return in;
+}
+
+// The error bound of one output, relative to it. u = 2^-24, t = x - max (<= 0), s = the row's sum.
+//   x - max rounds by u|t|: an error u|t| in the exponent, so a relative error u|t| in exp(t).
+//   expf errs by <= 2 ulp = 4u (CUDA Programming Guide, maximum ulp error; no fast math).
+//   s: the float sum of cols terms errs by <= (cols - 1) u s in any order (Higham 4.2), plus each
+//   term's own error (4u + u|t|) e^t, where sum of e^t |t| <= cols/e <= cols/e * s since s >= 1.
+//   An online fallback rescales partial sums: each rescale multiplies by an expf (4u) and rounds (u);
+//   the exponent errors of a chain of rescales add up to u|t| again (the maxima telescope). With at
+//   least a warp per row a partial sum is rescaled at most cols/32 + 16 times (its elements, then
+//   the merge levels).
+//   1/s (or the division) and the product round by u each; the reference, rounded to float, by u/2.
+// 1% on top covers the second-order terms. 2^-125 absolute covers outputs that underflow to
+// subnormals or zero (exp(-2000) is 0 in any precision). A -inf input must give exactly 0.
+double relative_bound(double t, int cols) {
+  const double n = cols;
+  const double sum_error = (n - 1) + 4 + n / std::exp(1.0) + 5 * (n / 32 + 16);
+  return 1.01 * wb::kFloatEpsilon * (std::fabs(t) + 4 + 2 + 1 + sum_error);
+}
+constexpr double kAbsoluteBound = 0x1p-125;
+
+void check_softmax(Shape shape, std::uint64_t seed) {
+  const int rows = shape.rows, cols = shape.cols;
+  INFO("softmax_single_read with rows x cols = " << rows << " x " << cols << ", seed " << seed
+                                                 << " (replay with WB_SEED=" << seed << ")");
+  const std::vector<float> in = softmax_inputs(rows, cols, seed);
+  const std::vector<double> reference = softmax_reference(in, rows, cols);
+  const std::vector<float> expected(reference.begin(), reference.end());
+  // The row max, for each element's |x - max|.
+  std::vector<double> row_max(rows, -std::numeric_limits<double>::infinity());
+  for (std::size_t i = 0; i < in.size(); ++i) row_max[i / cols] = std::max(row_max[i / cols], double(in[i]));
+  auto tolerance_of = [&](std::size_t i) {
+    const double t = double(in[i]) - row_max[i / cols];
+    if (std::isinf(t)) return wb::Tolerance{0, 0};  // exp(-inf) = 0 exactly
+    return wb::Tolerance{kAbsoluteBound, relative_bound(t, cols)};
+  };
+
+  wb::GuardedDeviceBuffer<float> din(in.size());  // guarded input: NaN canaries poison a read past the end
+  din.upload(in);
+  wb::GuardedDeviceBuffer<float> dout(in.size());  // poisoned inside, canaries around
+  WB_RUN_LAUNCHER(softmax_single_read(din.data(), dout.data(), rows, cols, nullptr));
+  WB_REQUIRE_OK(dout.check_guards(), "softmax_single_read");
+  const std::vector<float> got = dout.download();
+  WB_REQUIRE_OK(wb::compare_each(expected.data(), got.data(), got.size(), tolerance_of, static_cast<std::size_t>(cols)),
+                "softmax_single_read");
+
+  // Each row sums to 1: within the sum of its elements' bounds (summed here in double).
+  std::vector<float> ones(rows, 1.0f);
+  std::vector<float> sums(rows, 0.0f);
+  std::vector<double> sum_bounds(rows, 0.0);
+  for (int r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int c = 0; c < cols; ++c) {
+      const std::size_t i = static_cast<std::size_t>(r) * cols + c;
+      sum += got[i];
+      const wb::Tolerance tol = tolerance_of(i);
+      sum_bounds[r] += tol.abs + tol.rel * reference[i];
+    }
+    sums[r] = static_cast<float>(sum);
+    sum_bounds[r] += wb::kFloatEpsilon;  // the double sum rounded to float for the comparison
+  }
+  WB_REQUIRE_OK(wb::compare_each(
+                    ones.data(), sums.data(), ones.size(),
+                    [&](std::size_t r) { return wb::Tolerance{sum_bounds[r], 0}; }),
+                "softmax_single_read row sums");
+}
+
+std::vector<Shape> shapes(std::initializer_list<Shape> all, Shape large, Shape large_under_sanitizer) {
+  std::vector<Shape> out(all);
+  out.push_back(wb::test::sanitize_mode() ? large_under_sanitizer : large);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("softmax_single_read matches the double reference for every row length, short, long and past the fast "
+          "path",
+          "[p2][2.09][gpu]") {
+  // 1, 31, 32, 33 and 1000 columns: a warp per row in the reference solution, rows not a multiple
+  // of 8; 4096: a block per row; 10000 and 32768: too long for registers (10000 % 4 != 0 too);
+  // 129, 2050, 8192, 8193: the edges of the instantiations; 16384 x 4096: the lesson's shape.
+  const Shape shape = GENERATE(Catch::Generators::from_range(shapes(
+      {{1, 1}, {3, 31}, {37, 32}, {5, 33}, {7, 1000}, {37, 4096}, {3, 10000}, {2, 32768}, {1000, 1000},
+       {1001, 4096}, {17, 129}, {6, 2050}, {5, 8192}, {4, 8193}},
+      {16384, 4096}, {129, 4096})));
+  check_softmax(shape, wb::test::seed());
+}
+
+TEST_CASE("softmax_single_read stays finite with 1000 and -1000 mixed, rows near -1000 and -inf entries",
+          "[p2][2.09][gpu]") {
+  // Ten rows each: every kind of row twice, at every row length the graded list names.
+  const int cols = GENERATE(1, 31, 32, 33, 1000, 4096, 4099, 10000, 32768);
+  check_softmax(Shape{10, cols}, wb::test::seed() + 1);
+}

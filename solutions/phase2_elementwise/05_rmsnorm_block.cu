@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// 2.05 rmsnorm_block: RMSNorm with one block per row and a shared-memory reduction.
+//
+// You learn: how a row-wise reduction maps onto a block (each thread sums the squares of a strided
+// slice, a tree in shared memory adds the slices), why the barrier sits outside the `if` of every
+// tree step, why eps keeps an all-zero row finite, and why reading the row twice costs almost
+// nothing: the second read hits L1 or L2, so DRAM still sees each float once.
+// Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c]. Write
+// rmsnorm_block_kernel: pass 1 sums squares (float4 when kFloat4), the tree gives the row's sum,
+// pass 2 re-reads the slice and writes the scaled values.
+// Seed idea: "RMSNorm v1 (shared memory)" in the phase 2 notes (seed 003).
+// Run:   build/default/phase2_elementwise/p2_05_rmsnorm_block [--size 16384x4096]
+// Check: ctest --preset learner -R '^2.05'
+// Aim:   >= 80% of the cudaMemcpy bandwidth at 16384 x 4096 (H100).
+// Previous: 2.04 fused_bias_gelu. Next: 2.06 rmsnorm_warp.
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/workbook.h"
+#include "phase2_elementwise/elementwise.cuh"
+#include "phase2_elementwise/reference.h"
+
+namespace {
+
+// float4s each thread loads per step. A load takes ~1 us from DRAM; a thread that waits for each
+// before issuing the next keeps only 16 bytes in flight, and the SM too few to fill the bus (the
+// one-load-per-step version of this kernel measured 74% of memcpy at 16384 x 4096 on an H100).
+// Four independent loads per step put 64 bytes per thread in flight.
+constexpr int kItems = 4;
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// One block per row: blockIdx.x is the row. blockDim.x is a power of two (the tree halves it) and
+// the launcher gives the kernel blockDim.x floats of dynamic shared memory. With kFloat4 the launcher
+// has checked that cols % 4 == 0 and that in, weight and out are 16-byte aligned, so every row
+// starts on a float4 boundary. __launch_bounds__(1024, 2): at most 1024 threads, and registers for
+// two such blocks per SM (32 per thread), so long rows still overlap one block's barriers with
+// another's loads.
+template <bool kFloat4>
+__global__ void __launch_bounds__(1024, 2)
+    rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
+                         int cols, float eps) {
+  // size_t: rows * cols passes 2^31 at 16384 x 131072, and an int product would wrap.
+  const std::size_t row_start = static_cast<std::size_t>(blockIdx.x) * cols;
+  // Pass 1: each thread sums the squares of elements threadIdx.x, threadIdx.x + blockDim.x, ...
+  // (float4 by float4 when kFloat4), so a warp reads 32 neighbouring items: coalesced. The float4
+  // path takes kItems of them per step and issues all kItems loads before it uses the first.
+  const float* row = in + row_start;
+  float sum = 0.0f;
+  if constexpr (kFloat4) {
+    const float4* row4 = reinterpret_cast<const float4*>(row);
+    const int n4 = cols / 4;
+    for (int base = threadIdx.x; base < n4; base += kItems * blockDim.x) {
+      float4 v[kItems];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const int i = base + k * blockDim.x;
+        v[k] = i < n4 ? row4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // past the row: 0 adds nothing
+      }
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) sum += v[k].x * v[k].x + v[k].y * v[k].y + v[k].z * v[k].z + v[k].w * v[k].w;
+    }
+  } else {
+    for (int i = threadIdx.x; i < cols; i += blockDim.x) sum += row[i] * row[i];
+  }
+  // One slot per thread, then a tree: the first half adds the second half until slot 0 holds the
+  // row's sum (0.08 block_reduce, once per row).
+  extern __shared__ float partial[];
+  partial[threadIdx.x] = sum;
+  __syncthreads();  // every slot written before any thread reads a neighbour's
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    // Outside the if: every thread must reach every barrier. It publishes this step's sums.
+    __syncthreads();
+  }
+  // Every thread reads slot 0 (a broadcast). eps keeps an all-zero row at rsqrt(eps), finite, so
+  // 0 * rsqrt(eps) = 0 instead of 0 * inf = NaN.
+  const float inv_rms = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
+  // Pass 2: the same slice again (this block read it microseconds ago: L1 or L2 serves it), times
+  // inv_rms and the column's weight.
+  float* out_row = out + row_start;
+  if constexpr (kFloat4) {
+    const float4* row4 = reinterpret_cast<const float4*>(row);
+    const float4* weight4 = reinterpret_cast<const float4*>(weight);
+    float4* out4 = reinterpret_cast<float4*>(out_row);
+    const int n4 = cols / 4;
+    for (int base = threadIdx.x; base < n4; base += kItems * blockDim.x) {
+      float4 v[kItems];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const int i = base + k * blockDim.x;
+        v[k] = i < n4 ? row4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const int i = base + k * blockDim.x;
+        if (i < n4) {
+          const float4 w = weight4[i];
+          out4[i] = make_float4(v[k].x * inv_rms * w.x, v[k].y * inv_rms * w.y, v[k].z * inv_rms * w.z,
+                                v[k].w * inv_rms * w.w);
+        }
+      }
+    }
+  } else {
+    for (int i = threadIdx.x; i < cols; i += blockDim.x) out_row[i] = row[i] * inv_rms * weight[i];
+  }
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+// About kItems items (float4s or floats) per thread: one step of loads covers rows up to 4 x 1024
+// float4s, and blocks stay small enough that several rows share an SM. A power of two between one
+// warp and 1024 threads.
+int block_threads(int items) {
+  const int wanted = wb::ceil_div(items, kItems);
+  int threads = 32;
+  while (threads < wanted && threads < 1024) threads *= 2;
+  return threads;
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+void rmsnorm_block(const float* in, const float* weight, float* out, int rows, int cols, float eps,
+                   cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) return;  // a grid of 0 blocks is an invalid launch
+  const bool use_float4 = cols % 4 == 0 && aligned16(in) && aligned16(weight) && aligned16(out);
+  const int threads = block_threads(use_float4 ? cols / 4 : cols);
+  const std::size_t shared_bytes = static_cast<std::size_t>(threads) * sizeof(float);
+  if (use_float4) {
+    rmsnorm_block_kernel<true><<<rows, threads, shared_bytes, stream>>>(in, weight, out, cols, eps);
+  } else {
+    rmsnorm_block_kernel<false><<<rows, threads, shared_bytes, stream>>>(in, weight, out, cols, eps);
+  }
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 4 bytes read + 4 written per element, plus the weight once: 16384 x 4096 moves
+// 537 MB, 0.18 ms at ~3 TB/s. Pass 2 reads the row again, but a block of 256 threads finishes its
+// 16 KB row in microseconds and an SM holds 8 such rows (128 KB): the re-read hits L1, or L2 (the
+// ~1000 rows in flight are 17 MB, a third of the 50 MB L2), not DRAM. What limits you is bytes in
+// flight: a block waits at its barriers for its slowest thread's chain of loads. With one float4 per
+// step (4 loads in a row per thread at 4096) this kernel measured 74% of memcpy on an H100, 67% at
+// 32768 (8 in a row), 94% at 256 (2 in a row); kItems = 4 issues a thread's 4 loads at once. At
+// 2048 x 32768 a row is 128 KB and the 264 rows in flight (2 blocks per SM) are 34 MB: still in L2.
+bool run_shape(wb::Lesson& lesson, int rows, int cols) {
+  const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  const float eps = 1e-5f;
+  const std::vector<float> in = wb::random_floats(count, lesson.seed());
+  const std::vector<float> weight = wb::random_floats(static_cast<std::size_t>(cols), lesson.seed() + 1, 0.5f, 1.5f);
+  std::vector<float> expected(count);
+  {
+    const std::vector<double> exact = rmsnorm_reference(in, weight, rows, cols, eps);
+    for (std::size_t i = 0; i < count; ++i) expected[i] = static_cast<float>(exact[i]);
+  }
+  wb::DeviceBuffer<float> din(in), dweight(weight);
+  wb::GuardedDeviceBuffer<float> dout(count);
+  // The float sum of cols squares errs by < cols u relative (all terms positive), rsqrtf by 2 ulp,
+  // then two multiplies and the rounding of `expected` to float: (cols + 16) u covers them all.
+  const wb::Tolerance tol{0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon};
+  const double bytes = 8.0 * static_cast<double>(count) + 4.0 * cols;
+  const std::string problem = std::to_string(rows) + "x" + std::to_string(cols);
+  return lesson
+      .run_memory_bound(
+          "rmsnorm_block", problem, bytes, dout, expected, tol,
+          [&] { rmsnorm_block(din.data(), dweight.data(), dout.data(), rows, cols, eps, nullptr); },
+          static_cast<std::size_t>(cols))
+      .pass;
+}
+
+int rmsnorm_block_lesson(wb::Lesson& lesson) {
+  // Without --size: four row lengths of 64M floats (256 MiB) each, to compare with 2.06.
+  std::vector<std::vector<std::size_t>> shapes = {{262144, 256}, {65536, 1024}, {16384, 4096}, {2048, 32768}};
+  if (!lesson.options().size.empty()) shapes = {lesson.dims_or({16384, 4096})};
+  std::size_t largest = 0;
+  for (const std::vector<std::size_t>& s : shapes) {
+    if (s[0] == 0 || s[1] == 0 || s[0] > INT_MAX || s[1] > INT_MAX) {
+      throw wb::UsageError("--size: rows and cols must each be between 1 and 2^31 - 1");
+    }
+    largest = std::max(largest, s[0] * s[1]);
+  }
+  // Device: in + out; host: in, the double reference, expected and one download per check.
+  lesson.require_memory(8.0 * static_cast<double>(largest), 20.0 * static_cast<double>(largest));
+  bool pass = true;
+  for (const std::vector<std::size_t>& s : shapes) {
+    pass = run_shape(lesson, static_cast<int>(s[0]), static_cast<int>(s[1])) && pass;
+  }
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+WB_LESSON(rmsnorm_block_lesson, "RMSNorm with one block per row and a shared-memory reduction");

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// 2.06 rmsnorm_warp: RMSNorm with one warp per row and a shuffle reduction.
+//
+// You learn: how __shfl_xor_sync folds 32 partial sums so that every lane ends with the total (a
+// butterfly: no shared memory, no __syncthreads), why all 32 lanes must take part even when a row
+// has fewer than 32 elements (the full-mask rule of 0.07), and when a warp per row beats a block per
+// row (2.05): short rows, where a block's barriers cost more than its few loads.
+// Task: write rmsnorm_warp_kernel: warp w of block b owns row b * 8 + w; its lanes sum squares over
+// a strided slice (float4 when kFloat4), the butterfly gives every lane the row's sum, and a second
+// pass re-reads the slice and writes in * rsqrt(mean + eps) * weight.
+// Seed idea: "RMSNorm v2 (warp shuffle only)" and the __shfl_down_sync deadlock story (seed 003).
+// Run:   build/default/phase2_elementwise/p2_06_rmsnorm_warp [--size 65536x1024]
+// Check: ctest --preset learner -R '^2.06'
+// Aim:   >= 90% of cudaMemcpy at 262144 x 256 and ahead of 2.05 there; behind 2.05 from 4096 on.
+// Previous: 2.05 rmsnorm_block. Next: 2.07 softmax_three_pass.
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/workbook.h"
+#include "phase2_elementwise/elementwise.cuh"
+#include "phase2_elementwise/reference.h"
+
+namespace {
+
+constexpr int kWarpSize = 32;
+constexpr int kWarpsPerBlock = 8;            // 256 threads, 8 rows per block
+constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes promise to reach every shuffle
+static_assert(kFullMask == (1ull << kWarpSize) - 1, "the full mask has one bit per lane of the warp");
+// float4s each lane loads per step, all issued before the first is used: 64 bytes in flight per lane
+// instead of 16 (a load from DRAM takes ~1 us; see 2.05).
+constexpr int kItems = 4;
+static_assert(kItems >= 1 && kItems <= 8, "each of the kItems float4s takes 4 registers per lane");
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// No __syncthreads here: the warps of a block never talk to each other, only lanes of one warp do.
+// With kFloat4 the launcher has checked that cols % 4 == 0 and that in, weight and out are 16-byte
+// aligned, so every row starts on a float4 boundary.
+template <bool kFloat4>
+__global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* __restrict__ weight,
+                                    float* __restrict__ out, int rows, int cols, float eps) {
+  // The block's 8 warps take 8 consecutive rows; the last block may have warps past the last row.
+  const int lane = threadIdx.x % kWarpSize;
+  const int row_index = blockIdx.x * kWarpsPerBlock + threadIdx.x / kWarpSize;
+  // All 32 lanes of a warp share row_index, so the whole warp leaves together: no lane of a warp
+  // that stays can miss a shuffle.
+  if (row_index >= rows) return;
+  const std::size_t row_start = static_cast<std::size_t>(row_index) * cols;
+  // Pass 1: lane l sums the squares of items l, l + 32, l + 64, ... (float4s when kFloat4): the warp
+  // reads 32 neighbouring items at a time, coalesced. Lanes past a short row keep sum = 0. The float4
+  // path takes kItems items per lane per step and issues all kItems loads before it uses the first.
+  const float* row = in + row_start;
+  float sum = 0.0f;
+  if constexpr (kFloat4) {
+    const float4* row4 = reinterpret_cast<const float4*>(row);
+    const int n4 = cols / 4;
+    for (int base = lane; base < n4; base += kItems * kWarpSize) {
+      float4 v[kItems];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const int i = base + k * kWarpSize;
+        v[k] = i < n4 ? row4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // past the row: 0 adds nothing
+      }
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) sum += v[k].x * v[k].x + v[k].y * v[k].y + v[k].z * v[k].z + v[k].w * v[k].w;
+    }
+  } else {
+    for (int i = lane; i < cols; i += kWarpSize) sum += row[i] * row[i];
+  }
+  // Butterfly: at each step lane l adds lane l ^ offset's value, so pairs swap and both add. After
+  // offsets 16, 8, 4, 2, 1 every lane holds the sum of all 32 (in the same order, so the same bits),
+  // unlike __shfl_down_sync, which leaves the total in lane 0 only. Every lane runs every step, even
+  // lanes whose slice was empty: their 0 is neutral for +.
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(kFullMask, sum, offset);
+  // eps keeps an all-zero row at rsqrt(eps), finite: 0 * rsqrt(eps) = 0, not 0 * inf = NaN.
+  const float inv_rms = rsqrtf(sum / static_cast<float>(cols) + eps);
+  // Pass 2: the same slice again (L1 or L2 serves it when the rows in flight fit there), times
+  // inv_rms and the column's weight.
+  float* out_row = out + row_start;
+  if constexpr (kFloat4) {
+    const float4* row4 = reinterpret_cast<const float4*>(row);
+    const float4* weight4 = reinterpret_cast<const float4*>(weight);
+    float4* out4 = reinterpret_cast<float4*>(out_row);
+    const int n4 = cols / 4;
+    for (int base = lane; base < n4; base += kItems * kWarpSize) {
+      float4 v[kItems];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const int i = base + k * kWarpSize;
+        v[k] = i < n4 ? row4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int k = 0; k < kItems; ++k) {
+        const int i = base + k * kWarpSize;
+        if (i < n4) {
+          const float4 w = weight4[i];
+          out4[i] = make_float4(v[k].x * inv_rms * w.x, v[k].y * inv_rms * w.y, v[k].z * inv_rms * w.z,
+                                v[k].w * inv_rms * w.w);
+        }
+      }
+    }
+  } else {
+    for (int i = lane; i < cols; i += kWarpSize) out_row[i] = row[i] * inv_rms * weight[i];
+  }
+}
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+void rmsnorm_warp(const float* in, const float* weight, float* out, int rows, int cols, float eps,
+                  cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) return;  // a grid of 0 blocks is an invalid launch
+  const bool use_float4 = cols % 4 == 0 && aligned16(in) && aligned16(weight) && aligned16(out);
+  const int blocks = wb::ceil_div(rows, kWarpsPerBlock);  // one warp per row, rounded up
+  const int threads = kWarpsPerBlock * kWarpSize;
+  if (use_float4) {
+    rmsnorm_warp_kernel<true><<<blocks, threads, 0, stream>>>(in, weight, out, rows, cols, eps);
+  } else {
+    rmsnorm_warp_kernel<false><<<blocks, threads, 0, stream>>>(in, weight, out, rows, cols, eps);
+  }
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: the same 8 bytes per element (plus the weight once) as 2.05: 64M floats move 537 MB,
+// 0.18 ms at ~3 TB/s. What differs is where pass 2 finds the row. An SM runs 64 warps, so 64 rows
+// are in flight per SM, ~8400 on the GPU. At 262144 x 256 (1 KB rows) they are 8 MB and mostly sit
+// in L1; at 64K x 1024 (4 KB rows) 34 MB, inside the 50 MB L2; no barrier ever stalls a warp. At
+// 16384 x 4096 (16 KB rows) they are 138 MB: much of the re-read misses L2 and comes from DRAM
+// again, up to 12 bytes per element instead of 8. At 2048 x 32768 every row is in flight at once
+// (15 warps per SM): the re-read is DRAM traffic and few bytes are in flight. Long rows want 2.05.
+bool run_shape(wb::Lesson& lesson, int rows, int cols) {
+  const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  const float eps = 1e-5f;
+  const std::vector<float> in = wb::random_floats(count, lesson.seed());
+  const std::vector<float> weight = wb::random_floats(static_cast<std::size_t>(cols), lesson.seed() + 1, 0.5f, 1.5f);
+  std::vector<float> expected(count);
+  {
+    const std::vector<double> exact = rmsnorm_reference(in, weight, rows, cols, eps);
+    for (std::size_t i = 0; i < count; ++i) expected[i] = static_cast<float>(exact[i]);
+  }
+  wb::DeviceBuffer<float> din(in), dweight(weight);
+  wb::GuardedDeviceBuffer<float> dout(count);
+  // The float sum of cols squares errs by < cols u relative (all terms positive), rsqrtf by 2 ulp,
+  // then two multiplies and the rounding of `expected` to float: (cols + 16) u covers them all.
+  const wb::Tolerance tol{0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon};
+  const double bytes = 8.0 * static_cast<double>(count) + 4.0 * cols;
+  const std::string problem = std::to_string(rows) + "x" + std::to_string(cols);
+  return lesson
+      .run_memory_bound(
+          "rmsnorm_warp", problem, bytes, dout, expected, tol,
+          [&] { rmsnorm_warp(din.data(), dweight.data(), dout.data(), rows, cols, eps, nullptr); },
+          static_cast<std::size_t>(cols))
+      .pass;
+}
+
+int rmsnorm_warp_lesson(wb::Lesson& lesson) {
+  // Without --size: four row lengths of 64M floats (256 MiB) each, to compare with 2.06.
+  std::vector<std::vector<std::size_t>> shapes = {{262144, 256}, {65536, 1024}, {16384, 4096}, {2048, 32768}};
+  if (!lesson.options().size.empty()) shapes = {lesson.dims_or({16384, 4096})};
+  std::size_t largest = 0;
+  for (const std::vector<std::size_t>& s : shapes) {
+    if (s[0] == 0 || s[1] == 0 || s[0] > INT_MAX || s[1] > INT_MAX) {
+      throw wb::UsageError("--size: rows and cols must each be between 1 and 2^31 - 1");
+    }
+    largest = std::max(largest, s[0] * s[1]);
+  }
+  // Device: in + out; host: in, the double reference, expected and one download per check.
+  lesson.require_memory(8.0 * static_cast<double>(largest), 20.0 * static_cast<double>(largest));
+  bool pass = true;
+  for (const std::vector<std::size_t>& s : shapes) {
+    pass = run_shape(lesson, static_cast<int>(s[0]), static_cast<int>(s[1])) && pass;
+  }
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+WB_LESSON(rmsnorm_warp_lesson, "RMSNorm with one warp per row and a shuffle reduction");
