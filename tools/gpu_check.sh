@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_check.sh [build|test|sanitize|pristine|lessons|all]...
 # The maintainer's verification on a GPU machine, in stages so each fits a time slot:
-#   build     configure and build the gpu preset (sm_90, Release, -Werror)
+#   build     configure and build the gpu preset (sm_90, Release, -Werror), phase 2 included
 #   test      host and solution tests
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck/initcheck on every solution
 #   pristine  every learner test fails on the untouched stubs with its intended message
@@ -22,7 +22,7 @@ run_stage() {
     build)
       { nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader; nvcc --version | tail -n 1;
         cmake --version | head -n 1; } | tee "$out/machine.txt"
-      cmake --preset gpu >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
+      cmake --preset gpu -DWORKBOOK_PHASE2=ON >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
       [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed (see build.log)"; tail -n 30 "$out/build.log"; return 1; } ;;
     test)
       ctest --test-dir build/gpu -L 'host|common|grader|solution' -j 4 --output-on-failure 2>&1 | tee "$out/test.log" | tail -n 25 ;;
