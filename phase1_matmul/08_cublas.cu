@@ -112,8 +112,7 @@ int cublas_lesson(wb::Lesson& lesson) {
 
   const double flop = 2.0 * M * double(N) * K;
   const wb::DeviceInfo& device = lesson.device();
-  const double tf32_peak = double(device.sm_count) * tf32_flop_per_clock_per_sm(device.cc_major, device.cc_minor) *
-                           (device.sm_clock_khz * 1e3) / 1e9;
+  const double tf32_peak = matmul_peak_gflops(device, MatmulPrecision::TF32);
   double max_error = 0, max_value = 0;
   for (float v : expected) max_value = std::max(max_value, double(std::fabs(v)));
 
@@ -134,12 +133,7 @@ int cublas_lesson(wb::Lesson& lesson) {
     for (std::size_t i = 0; i < c_count; ++i) max_error = std::max(max_error, std::fabs(double(got[i]) - expected[i]));
     const wb::CompareReport values = wb::compare_each(
         expected.data(), got.data(), c_count,
-        [&](std::size_t i) {
-          wb::Tolerance tol = gemm_tolerance(K, 2.0 * scale[i], mode.precision);
-          tol.abs += wb::kFloatEpsilon * scale[i];
-          return tol;
-        },
-        std::size_t(N));
+        [&](std::size_t i) { return gemm_check_tolerance(K, scale[i], mode.precision, 2.0); }, std::size_t(N));
     const wb::GuardReport guards = dC.check_guards();
     if (!values.ok()) std::fprintf(stderr, "%s", values.describe(mode.name).c_str());
     if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(mode.name).c_str());
@@ -148,8 +142,7 @@ int cublas_lesson(wb::Lesson& lesson) {
     wb::ResultLine line;
     line.id = lesson.id();
     line.name = mode.name;
-    line.problem = M == N && N == K ? "M=N=K=" + std::to_string(M)
-                                    : std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    line.problem = MatmulShape{M, N, K}.text();
     line.time = time;
     line.unit = wb::RateUnit::GFLOPs;
     line.rate = wb::gflop_per_s(flop, time.median_ms);

@@ -63,19 +63,10 @@ bool MatmulBench::verify(const std::string& what, MatmulLauncher launch, MatmulP
   launch(shape_.M, shape_.N, shape_.K, 1.0f, b.a.data(), b.b.data(), 0.0f, b.c.data(), nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   const int K = shape_.K;
-  auto tolerance_of = [&](std::size_t i) {
-    // Both results carry rounding error, so the bound doubles (reference.h explains the bound).
-    wb::Tolerance tol = gemm_tolerance(K, 2.0 * b.scale[i], precision);
-    tol.abs += wb::kFloatEpsilon * b.scale[i];
-    return tol;
-  };
-  const std::vector<float> got = b.c.download();
-  const wb::CompareReport values =
-      wb::compare_each(b.expected.data(), got.data(), got.size(), tolerance_of, std::size_t(shape_.N));
-  const wb::GuardReport guards = b.c.check_guards();
-  if (!values.ok()) std::fprintf(stderr, "%s", values.describe(what).c_str());
-  if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(what).c_str());
-  return values.ok() && guards.ok();
+  // Both results carry rounding error, so the bound doubles (reference.h explains the bound).
+  return wb::check_output(
+      what, b.expected, b.c, [&](std::size_t i) { return gemm_check_tolerance(K, b.scale[i], precision, 2.0); },
+      std::size_t(shape_.N));
 }
 
 wb::TimingStats MatmulBench::time(MatmulLauncher launch, const wb::BenchOptions& options) {

@@ -40,6 +40,12 @@ wb::Tolerance gemm_tolerance(int K, double magnitude, MatmulPrecision precision)
   return wb::Tolerance{bound + 1e-30, 0.0};
 }
 
+wb::Tolerance gemm_check_tolerance(int K, double magnitude, MatmulPrecision precision, double slack) {
+  wb::Tolerance tol = gemm_tolerance(K, magnitude * slack, precision);
+  tol.abs += wb::kFloatEpsilon * magnitude;
+  return tol;
+}
+
 std::vector<float> random_small_integers(std::size_t n, std::uint64_t seed, int lo, int hi) {
   wb::Rng rng(seed);
   std::vector<float> v(n);

@@ -28,6 +28,11 @@ void gemm_reference_cpu(int M, int N, int K, float alpha, const std::vector<floa
 // 2 * 2^-11 * |alpha| sum |a b| (bounded here by the whole magnitude).
 wb::Tolerance gemm_tolerance(int K, double magnitude, MatmulPrecision precision);
 
+// The bound for comparing a float result with a reference: gemm_tolerance on `slack` x magnitude
+// (slack 2 when the reference is itself an FP32 result that carries rounding error, 1 for the double
+// CPU reference), plus u * magnitude for rounding the reference to float.
+wb::Tolerance gemm_check_tolerance(int K, double magnitude, MatmulPrecision precision, double slack);
+
 // Small integers in [lo, hi] as floats: every product and every partial sum of a GEMM on them (for
 // K * hi^2 < 2^24) is an exact float, and exact in TF32 too, so any summation order gives the exact
 // answer and a test can demand it: one missing or doubled term shows.

@@ -51,10 +51,7 @@ void reference(const MatmulCase& c, const Inputs& in, std::vector<double>& expec
 }
 
 wb::Tolerance tolerance_of(const MatmulCase& c, double magnitude, bool exact, MatmulPrecision precision, double slack) {
-  if (exact) return wb::Tolerance{};
-  wb::Tolerance tol = gemm_tolerance(c.K, magnitude * slack, precision);
-  tol.abs += wb::kFloatEpsilon * magnitude;
-  return tol;
+  return exact ? wb::Tolerance{} : gemm_check_tolerance(c.K, magnitude, precision, slack);
 }
 
 // A missed tail tile spoils (nearly) every element past its first row or column; a bug elsewhere,
