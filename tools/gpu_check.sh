@@ -48,6 +48,10 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize pristine lessons)
 [ "${stages[0]}" != all ] || stages=(build test sanitize pristine lessons)
 for stage in "${stages[@]}"; do
-  run_stage "$stage" || status=1
+  if ! run_stage "$stage"; then
+    status=1
+    # Later stages would only report the missing binaries of a failed build.
+    [ "$stage" != build ] || break
+  fi
 done
 exit $status

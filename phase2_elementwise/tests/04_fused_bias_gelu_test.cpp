@@ -3,6 +3,7 @@
 // row lengths take the float4 path (cols % 4 == 0) and the scalar path, rows past the grid, pointers
 // that are not 16-byte aligned; inputs and outputs in guarded buffers (NaN canaries around the inputs
 // turn a read past the end into a NaN in the output). Failures print [row, col].
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -69,8 +70,8 @@ const char* shift_name(Shift s) {
 // Uploads `values` after `shift` leading elements of a guarded buffer (NaN canaries around it).
 wb::GuardedDeviceBuffer<float> guarded_input(const std::vector<float>& values, std::size_t shift) {
   wb::GuardedDeviceBuffer<float> buffer(values.size() + shift);
-  std::vector<float> host(shift, 0.0f);
-  host.insert(host.end(), values.begin(), values.end());
+  std::vector<float> host(values.size() + shift, 0.0f);
+  std::copy(values.begin(), values.end(), host.begin() + static_cast<std::ptrdiff_t>(shift));
   buffer.upload(host);
   return buffer;
 }
