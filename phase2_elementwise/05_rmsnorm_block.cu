@@ -22,7 +22,7 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/rowwise_lesson.h"
 
 namespace {
 
@@ -115,50 +115,7 @@ namespace {
 // step (4 loads in a row per thread at 4096) this kernel measured 74% of memcpy on an H100, 67% at
 // 32768 (8 in a row), 94% at 256 (2 in a row); kItems = 4 issues a thread's 4 loads at once. At
 // 2048 x 32768 a row is 128 KB and the 264 rows in flight (2 blocks per SM) are 34 MB: still in L2.
-bool run_shape(wb::Lesson& lesson, int rows, int cols) {
-  const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-  const float eps = 1e-5f;
-  const std::vector<float> in = wb::random_floats(count, lesson.seed());
-  const std::vector<float> weight = wb::random_floats(static_cast<std::size_t>(cols), lesson.seed() + 1, 0.5f, 1.5f);
-  std::vector<float> expected(count);
-  {
-    const std::vector<double> exact = rmsnorm_reference(in, weight, rows, cols, eps);
-    for (std::size_t i = 0; i < count; ++i) expected[i] = static_cast<float>(exact[i]);
-  }
-  wb::DeviceBuffer<float> din(in), dweight(weight);
-  wb::GuardedDeviceBuffer<float> dout(count);
-  // The float sum of cols squares errs by < cols u relative (all terms positive), rsqrtf by 2 ulp,
-  // then two multiplies and the rounding of `expected` to float: (cols + 16) u covers them all.
-  const wb::Tolerance tol{0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon};
-  const double bytes = 8.0 * static_cast<double>(count) + 4.0 * cols;
-  const std::string problem = std::to_string(rows) + "x" + std::to_string(cols);
-  return lesson
-      .run_memory_bound(
-          "rmsnorm_block", problem, bytes, dout, expected, tol,
-          [&] { rmsnorm_block(din.data(), dweight.data(), dout.data(), rows, cols, eps, nullptr); },
-          static_cast<std::size_t>(cols))
-      .pass;
-}
-
-int rmsnorm_block_lesson(wb::Lesson& lesson) {
-  // Without --size: four row lengths of 64M floats (256 MiB) each, to compare with 2.06.
-  std::vector<std::vector<std::size_t>> shapes = {{262144, 256}, {65536, 1024}, {16384, 4096}, {2048, 32768}};
-  if (!lesson.options().size.empty()) shapes = {lesson.dims_or({16384, 4096})};
-  std::size_t largest = 0;
-  for (const std::vector<std::size_t>& s : shapes) {
-    if (s[0] == 0 || s[1] == 0 || s[0] > INT_MAX || s[1] > INT_MAX) {
-      throw wb::UsageError("--size: rows and cols must each be between 1 and 2^31 - 1");
-    }
-    largest = std::max(largest, s[0] * s[1]);
-  }
-  // Device: in + out; host: in, the double reference, expected and one download per check.
-  lesson.require_memory(8.0 * static_cast<double>(largest), 20.0 * static_cast<double>(largest));
-  bool pass = true;
-  for (const std::vector<std::size_t>& s : shapes) {
-    pass = run_shape(lesson, static_cast<int>(s[0]), static_cast<int>(s[1])) && pass;
-  }
-  return pass ? wb::kExitPass : wb::kExitFail;
-}
+int rmsnorm_block_lesson(wb::Lesson& lesson) { return p2::rmsnorm_lesson(lesson, "rmsnorm_block", rmsnorm_block); }
 
 }  // namespace
 

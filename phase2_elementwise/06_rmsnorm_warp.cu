@@ -22,7 +22,7 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/rowwise_lesson.h"
 
 namespace {
 
@@ -104,50 +104,7 @@ namespace {
 // 16384 x 4096 (16 KB rows) they are 138 MB: much of the re-read misses L2 and comes from DRAM
 // again, up to 12 bytes per element instead of 8. At 2048 x 32768 every row is in flight at once
 // (15 warps per SM): the re-read is DRAM traffic and few bytes are in flight. Long rows want 2.05.
-bool run_shape(wb::Lesson& lesson, int rows, int cols) {
-  const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-  const float eps = 1e-5f;
-  const std::vector<float> in = wb::random_floats(count, lesson.seed());
-  const std::vector<float> weight = wb::random_floats(static_cast<std::size_t>(cols), lesson.seed() + 1, 0.5f, 1.5f);
-  std::vector<float> expected(count);
-  {
-    const std::vector<double> exact = rmsnorm_reference(in, weight, rows, cols, eps);
-    for (std::size_t i = 0; i < count; ++i) expected[i] = static_cast<float>(exact[i]);
-  }
-  wb::DeviceBuffer<float> din(in), dweight(weight);
-  wb::GuardedDeviceBuffer<float> dout(count);
-  // The float sum of cols squares errs by < cols u relative (all terms positive), rsqrtf by 2 ulp,
-  // then two multiplies and the rounding of `expected` to float: (cols + 16) u covers them all.
-  const wb::Tolerance tol{0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon};
-  const double bytes = 8.0 * static_cast<double>(count) + 4.0 * cols;
-  const std::string problem = std::to_string(rows) + "x" + std::to_string(cols);
-  return lesson
-      .run_memory_bound(
-          "rmsnorm_warp", problem, bytes, dout, expected, tol,
-          [&] { rmsnorm_warp(din.data(), dweight.data(), dout.data(), rows, cols, eps, nullptr); },
-          static_cast<std::size_t>(cols))
-      .pass;
-}
-
-int rmsnorm_warp_lesson(wb::Lesson& lesson) {
-  // Without --size: four row lengths of 64M floats (256 MiB) each, to compare with 2.06.
-  std::vector<std::vector<std::size_t>> shapes = {{262144, 256}, {65536, 1024}, {16384, 4096}, {2048, 32768}};
-  if (!lesson.options().size.empty()) shapes = {lesson.dims_or({16384, 4096})};
-  std::size_t largest = 0;
-  for (const std::vector<std::size_t>& s : shapes) {
-    if (s[0] == 0 || s[1] == 0 || s[0] > INT_MAX || s[1] > INT_MAX) {
-      throw wb::UsageError("--size: rows and cols must each be between 1 and 2^31 - 1");
-    }
-    largest = std::max(largest, s[0] * s[1]);
-  }
-  // Device: in + out; host: in, the double reference, expected and one download per check.
-  lesson.require_memory(8.0 * static_cast<double>(largest), 20.0 * static_cast<double>(largest));
-  bool pass = true;
-  for (const std::vector<std::size_t>& s : shapes) {
-    pass = run_shape(lesson, static_cast<int>(s[0]), static_cast<int>(s[1])) && pass;
-  }
-  return pass ? wb::kExitPass : wb::kExitFail;
-}
+int rmsnorm_warp_lesson(wb::Lesson& lesson) { return p2::rmsnorm_lesson(lesson, "rmsnorm_warp", rmsnorm_warp); }
 
 }  // namespace
 

@@ -20,7 +20,8 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/row_packs.cuh"
+#include "phase2_elementwise/rowwise_lesson.h"
 
 namespace {
 
@@ -30,39 +31,6 @@ constexpr int kMaxWarps = kMaxBlockSize / kWarpSize;
 static_assert(kMaxWarps <= kWarpSize, "one warp must be able to combine the partials of every warp");
 
 // ---- kernels ----------------------------------------------------------------------------------------
-
-// V consecutive floats: a float4 (one 16-byte load) for V = 4, a single float for V = 1.
-template <int V>
-struct Pack {
-  float v[V];
-};
-
-// Pack i of a row, i.e. the floats row[V * i] .. row[V * i + V - 1]. With V = 4 the row must start
-// on a 16-byte boundary (the launcher checks). __ldg reads through the read-only path, which keeps
-// the line in L1: the next pass over the row finds it there.
-template <int V>
-__device__ Pack<V> load_pack(const float* row, int i) {
-  Pack<V> p;
-  if constexpr (V == 4) {
-    const float4 f = __ldg(reinterpret_cast<const float4*>(row) + i);
-    p.v[0] = f.x;
-    p.v[1] = f.y;
-    p.v[2] = f.z;
-    p.v[3] = f.w;
-  } else {
-    p.v[0] = __ldg(row + i);
-  }
-  return p;
-}
-
-template <int V>
-__device__ void store_pack(float* row, int i, const Pack<V>& p) {
-  if constexpr (V == 4) {
-    reinterpret_cast<float4*>(row)[i] = make_float4(p.v[0], p.v[1], p.v[2], p.v[3]);
-  } else {
-    row[i] = p.v[0];
-  }
-}
 
 // The two ways to combine a row (templates only so that the stub, which calls neither, compiles
 // without an "unused function" warning).
@@ -159,33 +127,7 @@ namespace {
 // from L1: a row is 16 KiB, 8 blocks of 256 threads per SM hold 128 KiB of rows, inside the SM's
 // 256 KiB L1; what L1 evicts, the 50 MB L2 still holds (132 SMs x 128 KiB = 17 MB in flight).
 int softmax_three_pass_lesson(wb::Lesson& lesson) {
-  const std::vector<std::size_t> dims = lesson.dims_or({16384, 4096});
-  if (dims[0] > INT_MAX || dims[1] > INT_MAX) throw wb::UsageError("--size: rows and cols must each be below 2^31");
-  const int rows = static_cast<int>(dims[0]);
-  const int cols = static_cast<int>(dims[1]);
-  const std::size_t n = dims[0] * dims[1];
-  // Device: in and out. Host: in, the double reference, its float copy, and the downloads.
-  lesson.require_memory(8.0 * static_cast<double>(n), 28.0 * static_cast<double>(n));
-  const std::vector<float> in = wb::random_floats(n, lesson.seed(), -8.0f, 8.0f);
-  const std::vector<double> reference = softmax_reference(in, rows, cols);
-  const std::vector<float> expected(reference.begin(), reference.end());
-
-  // The test derives this bound per element; here one bound for all (|x - max| < 16 with inputs in
-  // [-8, 8)): expf 4u and the rounded x - max 16u, the sum 4u + cols u / e + (cols - 1) u, 1 / sum
-  // and the product 2u, the reference rounded to float 1u; a small absolute term for denormals.
-  const double u = wb::kFloatEpsilon;
-  const wb::Tolerance tolerance{std::ldexp(1.0, -140), (28.0 + 2.0 * cols) * u};
-
-  wb::DeviceBuffer<float> din(in);
-  wb::GuardedDeviceBuffer<float> dout(n);
-  const std::string problem = std::to_string(rows) + "x" + std::to_string(cols);
-  const double bytes = 8.0 * static_cast<double>(n);  // read once, written once
-  const bool pass = lesson
-                        .run_memory_bound(
-                            "softmax_three_pass", problem, bytes, dout, expected, tolerance,
-                            [&] { softmax_three_pass(din.data(), dout.data(), rows, cols, nullptr); }, dims[1])
-                        .pass;
-  return pass ? wb::kExitPass : wb::kExitFail;
+  return p2::softmax_lesson(lesson, "softmax_three_pass", softmax_three_pass, 2.0);
 }
 
 }  // namespace

@@ -31,15 +31,17 @@ void add_bias(const float* in, const float* bias, float* out, int rows, int cols
 void bias_gelu_fused(const float* in, const float* bias, float* out, int rows, int cols, cudaStream_t stream);
 
 // ---- 2.05 / 2.06 rmsnorm ------------------------------------------------------------------------
+using RmsnormLauncher = void (*)(const float* in, const float* weight, float* out, int rows, int cols, float eps,
+                                 cudaStream_t stream);
 // out[r][c] = in[r][c] / sqrt(mean over c of in[r][c]^2 + eps) * weight[c].
 // 2.05: one block per row, a shared-memory reduction of the sum of squares.
 void rmsnorm_block(const float* in, const float* weight, float* out, int rows, int cols, float eps,
                    cudaStream_t stream);
 // 2.06: one warp per row, a shuffle reduction.
-void rmsnorm_warp(const float* in, const float* weight, float* out, int rows, int cols, float eps,
-                  cudaStream_t stream);
+void rmsnorm_warp(const float* in, const float* weight, float* out, int rows, int cols, float eps, cudaStream_t stream);
 
 // ---- 2.07 / 2.08 / 2.09 softmax -----------------------------------------------------------------
+using SoftmaxLauncher = void (*)(const float* in, float* out, int rows, int cols, cudaStream_t stream);
 // out[r][c] = exp(in[r][c] - max_r) / sum over c of exp(in[r][c] - max_r), stable for any finite
 // values (1000 and -1000 mixed); -inf entries give 0. Every row holds at least one finite value.
 // 2.07: three passes over the row (max, sum of exp, normalize).

@@ -11,10 +11,12 @@ registry=$build/workbook_exercises.tsv
 timeout_s=${WB_PRISTINE_TIMEOUT:-300}
 [ -f "$registry" ] || { echo "no exercise registry at $registry: configure the build first"; exit 1; }
 
-# Only a checkout whose exercise files are committed can say whether they were edited.
-if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
-   [ -n "$(git -C "$src" ls-files -- 'phase*/[0-9][0-9]_*.cu')" ]; then
-  edited=$(git -C "$src" status --porcelain -- 'phase*/[0-9][0-9]_*.cu')
+# Only a checkout whose exercise files are committed can say whether they were edited. Only the
+# exercises this build registers count: work in progress elsewhere in the tree does not.
+mapfile -t stubs < <(awk -F'\t' '$1 !~ /^#/ && NF > 2 { print $3 }' "$registry")
+if [ ${#stubs[@]} -gt 0 ] && git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
+   [ -n "$(git -C "$src" ls-files -- "${stubs[@]}")" ]; then
+  edited=$(git -C "$src" status --porcelain -- "${stubs[@]}")
   if [ -n "$edited" ]; then
     echo "SKIPPED: exercise files differ from the repository, so they are not pristine stubs:"
     echo "$edited"

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#include "phase2_elementwise/rowwise_lesson.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/buffer.h"
+#include "common/data.h"
+#include "common/gpu.h"
+#include "phase2_elementwise/reference.h"
+
+namespace p2 {
+namespace {
+
+std::string shape_text(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
+
+bool rmsnorm_shape(wb::Lesson& lesson, const char* kernel, RmsnormLauncher launch, int rows, int cols) {
+  const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  const float eps = 1e-5f;
+  const std::vector<float> in = wb::random_floats(count, lesson.seed());
+  const std::vector<float> weight = wb::random_floats(static_cast<std::size_t>(cols), lesson.seed() + 1, 0.5f, 1.5f);
+  std::vector<float> expected(count);
+  {
+    const std::vector<double> exact = rmsnorm_reference(in, weight, rows, cols, eps);
+    for (std::size_t i = 0; i < count; ++i) expected[i] = static_cast<float>(exact[i]);
+  }
+  wb::DeviceBuffer<float> din(in), dweight(weight);
+  wb::GuardedDeviceBuffer<float> dout(count);
+  // The float sum of cols squares errs by < cols u relative (all terms positive), rsqrtf by 2 ulp,
+  // then two multiplies and the rounding of `expected` to float: (cols + 16) u covers them all.
+  const wb::Tolerance tol{0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon};
+  const double bytes = 8.0 * static_cast<double>(count) + 4.0 * cols;
+  return lesson
+      .run_memory_bound(
+          kernel, shape_text(rows, cols), bytes, dout, expected, tol,
+          [&] { launch(din.data(), dweight.data(), dout.data(), rows, cols, eps, nullptr); },
+          static_cast<std::size_t>(cols))
+      .pass;
+}
+
+}  // namespace
+
+int rmsnorm_lesson(wb::Lesson& lesson, const char* kernel, RmsnormLauncher launch) {
+  std::vector<std::vector<std::size_t>> shapes = {{262144, 256}, {65536, 1024}, {16384, 4096}, {2048, 32768}};
+  if (!lesson.options().size.empty()) shapes = {lesson.dims_or({16384, 4096})};
+  std::size_t largest = 0;
+  for (const std::vector<std::size_t>& s : shapes) {
+    if (s[0] == 0 || s[1] == 0 || s[0] > INT_MAX || s[1] > INT_MAX) {
+      throw wb::UsageError("--size: rows and cols must each be between 1 and 2^31 - 1");
+    }
+    largest = std::max(largest, s[0] * s[1]);
+  }
+  // Device: in + out; host: in, the double reference, expected and one download per check.
+  lesson.require_memory(8.0 * static_cast<double>(largest), 20.0 * static_cast<double>(largest));
+  bool pass = true;
+  for (const std::vector<std::size_t>& s : shapes) {
+    pass = rmsnorm_shape(lesson, kernel, launch, static_cast<int>(s[0]), static_cast<int>(s[1])) && pass;
+  }
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+int softmax_lesson(wb::Lesson& lesson, const char* kernel, SoftmaxLauncher launch, double sum_units_per_col) {
+  const std::vector<std::size_t> dims = lesson.dims_or({16384, 4096});
+  if (dims[0] > INT_MAX || dims[1] > INT_MAX) throw wb::UsageError("--size: rows and cols must each be below 2^31");
+  const int rows = static_cast<int>(dims[0]);
+  const int cols = static_cast<int>(dims[1]);
+  const std::size_t n = dims[0] * dims[1];
+  // Device: in and out. Host: in, the double reference, its float copy, and the downloads.
+  lesson.require_memory(8.0 * static_cast<double>(n), 28.0 * static_cast<double>(n));
+  const std::vector<float> in = wb::random_floats(n, lesson.seed(), -8.0f, 8.0f);
+  const std::vector<double> reference = softmax_reference(in, rows, cols);
+  const std::vector<float> expected(reference.begin(), reference.end());
+
+  // The test derives this bound per element; here one bound for all (|x - max| < 16 with inputs in
+  // [-8, 8)): expf 4u and the rounded x - max 16u, the sum's growth with cols (the kernel's own),
+  // 1 / sum and the product 2u, the reference rounded to float 1u; a small absolute term for denormals.
+  const wb::Tolerance tolerance{std::ldexp(1.0, -140), (28.0 + sum_units_per_col * cols) * wb::kFloatEpsilon};
+
+  wb::DeviceBuffer<float> din(in);
+  wb::GuardedDeviceBuffer<float> dout(n);
+  const double bytes = 8.0 * static_cast<double>(n);  // read once, written once
+  const bool pass = lesson
+                        .run_memory_bound(
+                            kernel, shape_text(rows, cols), bytes, dout, expected, tolerance,
+                            [&] { launch(din.data(), dout.data(), rows, cols, nullptr); }, dims[1])
+                        .pass;
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace p2
