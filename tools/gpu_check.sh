@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # gpu_check.sh [build|test|sanitize|pristine|lessons|all]...
 # The maintainer's verification on a GPU machine, in stages so each fits a time slot:
-#   build     configure and build the gpu preset (sm_90, Release, -Werror), phase 2 included
+#   build     configure and build the gpu preset (sm_90, Release, -Werror)
 #   test      host and solution tests
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck/initcheck on every solution
 #   pristine  every learner test fails on the untouched stubs with its intended message
 #   lessons   every reference lesson at its default size: the result lines
 #   ladder    the phase 1 SGEMM ladder at 1024..8192 against cuBLAS (CSV to $OUT/p1_ladder.csv)
 #   bench2    every phase 2 kernel at several sizes against memcpy (CSV to $OUT/p2_bench.csv)
+#   bench4    every phase 4 SpMV kernel on every generator at 4M rows against cuSPARSE CSR (CSV to $OUT/p4_bench.csv)
+#   bench3    the phase 3 reduction ladder on 1 GiB and 64 MiB against CUB (CSV to $OUT/p3_bench.csv)
 # Logs go to $OUT (or build/gpu/logs) so they can be kept after the machine is gone.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ run_stage() {
     build)
       { nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader; nvcc --version | tail -n 1;
         cmake --version | head -n 1; } | tee "$out/machine.txt"
-      cmake --preset gpu -DWORKBOOK_PHASE2=ON >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
+      cmake --preset gpu ${WB_CONFIGURE_ARGS:-} >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
       [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed (see build.log)"; tail -n 30 "$out/build.log"; return 1; } ;;
     test)
       ctest --test-dir build/gpu -L 'host|common|grader|solution' -j 4 --output-on-failure 2>&1 | tee "$out/test.log" | tail -n 25 ;;
@@ -41,6 +43,10 @@ run_stage() {
         tee "$out/ladder.log" ;;
     bench2)
       build/gpu/phase2_elementwise/p2_bench --out "$out/p2_bench.csv" 2>&1 | tee "$out/bench2.log" ;;
+    bench4)
+      build/gpu/phase4_spmv/p4_bench --out "$out/p4_bench.csv" 2>&1 | tee "$out/bench4.log" ;;
+    bench3)
+      build/gpu/phase3_reduction/p3_bench --out "$out/p3_bench.csv" 2>&1 | tee "$out/bench3.log" ;;
     *) echo "unknown stage $stage"; return 2 ;;
   esac
 }
