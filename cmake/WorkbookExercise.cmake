@@ -91,8 +91,18 @@ function(workbook_exercise id name)
   string(REPLACE ";" " " smoke "${ARG_SMOKE_ARGS}")
   file(RELATIVE_PATH rel_stub ${PROJECT_SOURCE_DIR} ${stub})
   file(RELATIVE_PATH rel_solution ${PROJECT_SOURCE_DIR} ${solution})
+  # Columns are only ever appended: tools/pristine_stubs.sh reads the first 8 by position, the
+  # workbook tool all of them.
+  file(RELATIVE_PATH rel_hints ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/hints/${file_name}.txt)
+  file(RELATIVE_PATH rel_readme ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/README.md)
+  # The phase benchmark (workbook_solution_tool) may still be skipped later, so ask at generate time.
+  get_property(bench GLOBAL PROPERTY WORKBOOK_PHASE${phase}_BENCH)
+  set(bench_file "")
+  if(bench)
+    set(bench_file "$<$<TARGET_EXISTS:${bench}>:$<TARGET_FILE:${bench}>>")
+  endif()
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS
-    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}")
+    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}")
 endfunction()
 
 # workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
@@ -103,6 +113,8 @@ endfunction()
 # default test presets), which writes <target>_smoke.csv in the build directory.
 function(workbook_solution_tool target source)
   cmake_parse_arguments(PARSE_ARGV 2 ARG "" "PHASE" "EXERCISES;LIBS;SMOKE_ARGS")
+  # The phase's exercises name their benchmark in the registry (workbook bench).
+  set_property(GLOBAL PROPERTY WORKBOOK_PHASE${ARG_PHASE}_BENCH ${target})
   # Deferred calls expand variables when they run, so bake the values in now.
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _workbook_add_solution_tool [[${target}]] [[${source}]] \
     [[${ARG_PHASE}]] [[${ARG_EXERCISES}]] [[${ARG_LIBS}]] [[${ARG_SMOKE_ARGS}]])")
@@ -126,7 +138,8 @@ endfunction()
 # Writes the exercise registry and registers the pristine-stub check; call once, last.
 function(workbook_finalize)
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
-  set(text "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\n")
+  set(text "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\tphase\ttarget")
+  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\n")
   foreach(row IN LISTS rows)
     string(APPEND text "${row}\n")
   endforeach()

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+#include "tools/workbook/args.h"
+
+#include <cctype>
+#include <map>
+
+namespace wbcli {
+
+bool is_exercise_id(const std::string& text) {
+  return text.size() == 4 && std::isdigit(static_cast<unsigned char>(text[0])) && text[1] == '.' &&
+         std::isdigit(static_cast<unsigned char>(text[2])) && std::isdigit(static_cast<unsigned char>(text[3]));
+}
+
+std::optional<int> parse_phase(const std::string& text) {
+  std::string digits;
+  if (text.rfind("phase", 0) == 0)
+    digits = text.substr(5);
+  else if (text.rfind("p", 0) == 0)
+    digits = text.substr(1);
+  else
+    return std::nullopt;
+  if (digits.size() != 1 || !std::isdigit(static_cast<unsigned char>(digits[0]))) return std::nullopt;
+  return digits[0] - '0';
+}
+
+std::string usage_text() {
+  return "usage: workbook [--build-dir DIR] [VERB ...]\n"
+         "  (no verb)                     your progress per phase and the next exercise\n"
+         "  list                          every exercise with its state and best measured speed\n"
+         "  run N.NN [-- lesson args]     build and run your lesson (e.g. -- --size 16M)\n"
+         "  check [N.NN] [--sanitize]     build and grade one exercise (all without an id);\n"
+         "                                --sanitize runs it under compute-sanitizer\n"
+         "  hint [N.NN]                   the next hint: concept, then where to look, then nearly the answer\n"
+         "  solution N.NN [--force]       the reference as a diff against your file (after you pass)\n"
+         "  watch [N.NN]                  re-check the exercise each time you save it (r: re-run, q: quit)\n"
+         "  reset N.NN | --all [--yes]    restore the untouched exercise file (asks first)\n"
+         "  bench phaseN | N.NN [-- args] benchmark your kernels against the references: CSV + SVG plot\n"
+         "  profile N.NN                  Nsight Compute metrics of your kernel beside the reference's\n"
+         "  doctor                        check the CUDA set-up and name the fix for what is wrong\n"
+         "  help                          this text\n"
+         "Exit status: 0 success, 1 failed (tests, build, set-up), 2 usage error, 77 no usable GPU.\n";
+}
+
+namespace {
+
+struct VerbSpec {
+  Verb verb;
+  enum class Id { None, Optional, Required } id;
+  std::vector<std::string> flags;  // accepted --options
+  bool takes_passthrough;
+};
+
+const std::map<std::string, VerbSpec>& verbs() {
+  static const std::map<std::string, VerbSpec> table = {
+      {"status", {Verb::Status, VerbSpec::Id::None, {}, false}},
+      {"list", {Verb::List, VerbSpec::Id::None, {}, false}},
+      {"run", {Verb::Run, VerbSpec::Id::Required, {}, true}},
+      {"check", {Verb::Check, VerbSpec::Id::Optional, {"--sanitize"}, false}},
+      {"hint", {Verb::Hint, VerbSpec::Id::Optional, {}, false}},
+      {"solution", {Verb::Solution, VerbSpec::Id::Required, {"--force"}, false}},
+      {"watch", {Verb::Watch, VerbSpec::Id::Optional, {}, false}},
+      {"reset", {Verb::Reset, VerbSpec::Id::Optional, {"--all", "--yes"}, false}},
+      {"bench", {Verb::Bench, VerbSpec::Id::Required, {}, true}},
+      {"profile", {Verb::Profile, VerbSpec::Id::Required, {}, false}},
+      {"doctor", {Verb::Doctor, VerbSpec::Id::None, {}, false}},
+      {"help", {Verb::Help, VerbSpec::Id::None, {}, false}},
+  };
+  return table;
+}
+
+ParsedCommand usage_error(const std::string& why) { return ParsedCommand{std::nullopt, why}; }
+
+}  // namespace
+
+ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
+  Command command;
+  std::vector<std::string> words;
+  bool passthrough = false;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& arg = arguments[i];
+    if (passthrough) {
+      command.passthrough.push_back(arg);
+    } else if (arg == "--") {
+      passthrough = true;
+    } else if (arg == "--build-dir" || arg.rfind("--build-dir=", 0) == 0) {
+      if (arg == "--build-dir") {
+        if (i + 1 >= arguments.size()) return usage_error("--build-dir needs a directory");
+        command.build_dir = arguments[++i];
+      } else {
+        command.build_dir = arg.substr(12);
+      }
+      if (command.build_dir.empty()) return usage_error("--build-dir needs a directory");
+    } else if (arg == "-h" || arg == "--help") {
+      command.verb = Verb::Help;
+      return ParsedCommand{command, ""};
+    } else {
+      words.push_back(arg);
+    }
+  }
+  if (words.empty()) {
+    if (passthrough) return usage_error("arguments after -- need a verb (run or bench)");
+    return ParsedCommand{command, ""};
+  }
+
+  const auto found = verbs().find(words[0]);
+  if (found == verbs().end()) return usage_error("unknown command '" + words[0] + "' (try: workbook help)");
+  const VerbSpec& spec = found->second;
+  command.verb = spec.verb;
+  const std::string& verb = words[0];
+
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (word.rfind("--", 0) == 0) {
+      bool known = false;
+      for (const std::string& flag : spec.flags) known = known || flag == word;
+      if (!known) return usage_error("workbook " + verb + " has no option " + word);
+      if (word == "--sanitize") command.sanitize = true;
+      if (word == "--force") command.force = true;
+      if (word == "--all") command.all = true;
+      if (word == "--yes") command.yes = true;
+      continue;
+    }
+    if (!command.exercise.empty() || command.phase >= 0)
+      return usage_error("workbook " + verb + " takes one exercise, got '" + word + "' as well");
+    if (spec.verb == Verb::Bench) {
+      if (const std::optional<int> phase = parse_phase(word)) {
+        command.phase = *phase;
+        continue;
+      }
+      if (!is_exercise_id(word))
+        return usage_error("workbook bench needs a phase (phase1) or an exercise id (1.03), got '" + word + "'");
+      command.exercise = word;
+      continue;
+    }
+    if (spec.id == VerbSpec::Id::None)
+      return usage_error("workbook " + verb + " takes no exercise, got '" + word + "'");
+    if (!is_exercise_id(word))
+      return usage_error("'" + word + "' is not an exercise id: ids look like 0.01 or 1.03 (see: workbook list)");
+    command.exercise = word;
+  }
+
+  if (passthrough && !spec.takes_passthrough) return usage_error("workbook " + verb + " takes no arguments after --");
+  if (spec.verb == Verb::Bench && command.exercise.empty() && command.phase < 0)
+    return usage_error("workbook bench needs a phase (phase1) or an exercise id (1.03)");
+  if (spec.id == VerbSpec::Id::Required && spec.verb != Verb::Bench && command.exercise.empty())
+    return usage_error("workbook " + verb + " needs an exercise id, e.g. workbook " + verb + " 0.01");
+  if (spec.verb == Verb::Reset) {
+    if (command.all && !command.exercise.empty()) return usage_error("workbook reset takes an id or --all, not both");
+    if (!command.all && command.exercise.empty())
+      return usage_error("workbook reset needs an exercise id (workbook reset 0.01) or --all");
+  }
+  if (command.sanitize && command.exercise.empty())
+    return usage_error("workbook check --sanitize needs an exercise id, e.g. workbook check 0.02 --sanitize");
+  return ParsedCommand{command, ""};
+}
+
+}  // namespace wbcli

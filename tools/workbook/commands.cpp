@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+// status, list, run, check, hint, solution, reset: the everyday verbs.
+#include "tools/workbook/commands.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "tools/workbook/doctor_checks.h"
+#include "tools/workbook/grading_output.h"
+#include "tools/workbook/hints.h"
+#include "tools/workbook/lesson_csv.h"
+#include "tools/workbook/reset.h"
+#include "tools/workbook/runner.h"
+#include "tools/workbook/sanitizer.h"
+#include "tools/workbook/text.h"
+
+namespace wbcli {
+
+// Graded tests and lessons get this long before they count as hung.
+constexpr int kTestTimeoutS = 600;
+
+std::string Context::source_path(const std::string& relative) const { return join_path(source_dir, relative); }
+std::string Context::green(const std::string& t) const { return colour ? "\033[32m" + t + "\033[0m" : t; }
+std::string Context::red(const std::string& t) const { return colour ? "\033[31m" + t + "\033[0m" : t; }
+std::string Context::bold(const std::string& t) const { return colour ? "\033[1m" + t + "\033[0m" : t; }
+std::string Context::dim(const std::string& t) const { return colour ? "\033[2m" + t + "\033[0m" : t; }
+
+void Context::save() const {
+  if (!save_progress(build_dir, progress))
+    std::fprintf(stderr, "workbook: warning: cannot write %s\n", progress_path(build_dir).c_str());
+}
+
+bool ask_yes_no(const std::string& question) {
+  std::printf("%s [y/N] ", question.c_str());
+  std::fflush(stdout);
+  std::string answer;
+  if (!std::getline(std::cin, answer)) {
+    std::printf("\n(no answer: nothing changed)\n");
+    return false;
+  }
+  answer = trim(answer);
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+std::string exercise_title(const Context& ctx, const Exercise& exercise) {
+  // The phase README's "### 0.02 vector_add: the grid-stride loop and float4" heading.
+  if (const std::optional<std::string> readme = read_file(ctx.source_path(exercise.readme)))
+    for (const std::string& line : split_lines(*readme))
+      if (starts_with(line, "#") && contains(line, " " + exercise.id + " ")) {
+        const std::string::size_type colon = line.find(':');
+        if (colon != std::string::npos) return trim(line.substr(colon + 1));
+      }
+  return "";
+}
+
+namespace {
+
+std::string cmake_program(const Context& ctx) {
+  if (const std::optional<std::string> cache = read_file(join_path(ctx.build_dir, "CMakeCache.txt")))
+    if (const std::optional<std::string> cmake = cmake_cache_value(*cache, "CMAKE_COMMAND"))
+      if (file_exists(*cmake)) return *cmake;
+  return "cmake";
+}
+
+std::string phase_name(const Exercise& exercise) {
+  const std::string dir = exercise.phase_dir();
+  const std::string::size_type underscore = dir.find('_');
+  return underscore == std::string::npos ? dir : dir.substr(underscore + 1);
+}
+
+std::string progress_bar(int done, int total) {
+  const int width = 20;
+  const int filled = total == 0 ? 0 : done * width / total;
+  return "[" + std::string(static_cast<std::size_t>(filled), '#') +
+         std::string(static_cast<std::size_t>(width - filled), '-') + "]";
+}
+
+std::string pad(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+// The best row of a lesson's CSV output: passing rows first, then the highest score.
+std::optional<LessonRow> best_row(const std::vector<LessonRow>& rows) {
+  std::optional<LessonRow> best;
+  for (const LessonRow& row : rows)
+    if (row.pass && (!best || row.score() > best->score())) best = row;
+  return best;
+}
+
+std::string first_line(const std::string& text) { return trim(text.substr(0, text.find('\n'))); }
+
+}  // namespace
+
+bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, std::string* errors) {
+  std::vector<std::string> argv = {cmake_program(ctx), "--build", ctx.build_dir, "--target"};
+  argv.insert(argv.end(), targets.begin(), targets.end());
+  if (!quiet) std::printf("%s\n", ctx.dim("building " + join(targets, " ") + " ...").c_str());
+  RunOptions options;
+  const ProcessResult built = run_process(argv, options);
+  if (built.started && built.exit_code == 0) return true;
+  *errors = built.started ? extract_compile_errors(built.output) : built.output;
+  return false;
+}
+
+void print_next(Context& ctx) {
+  const Exercise* next = next_exercise(ctx.manifest, ctx.progress);
+  if (next == nullptr) {
+    std::printf("%s\n", ctx.green("Every exercise is done. Try `workbook bench phase1` to see your ladder.").c_str());
+    return;
+  }
+  const std::string title = exercise_title(ctx, *next);
+  std::printf("Next: %s %s%s\n      edit %s, then: workbook check %s   (stuck? workbook hint %s)\n",
+              ctx.bold(next->id).c_str(), next->name.c_str(), title.empty() ? "" : (": " + title).c_str(),
+              next->stub.c_str(), next->id.c_str(), next->id.c_str());
+}
+
+int command_status(Context& ctx) {
+  std::printf("%s\n\n", ctx.bold("CUDA Workbook: your progress").c_str());
+  for (const PhaseSummary& phase : summarize_phases(ctx.manifest, ctx.progress)) {
+    const std::vector<const Exercise*> exercises = ctx.manifest.in_phase(phase.phase);
+    const int total = static_cast<int>(exercises.size());
+    std::printf("phase %d %-12s %s %2d/%d done", phase.phase, phase_name(*exercises.front()).c_str(),
+                progress_bar(phase.done, total).c_str(), phase.done, total);
+    if (phase.failing) std::printf(", %s", ctx.red(std::to_string(phase.failing) + " failing").c_str());
+    std::printf(", %d not started\n", phase.not_started);
+    if (!phase.best.empty()) std::printf("        best measured: %s\n", phase.best.c_str());
+  }
+  std::printf("\n");
+  print_next(ctx);
+  std::printf("%s\n", ctx.dim("More: workbook list | check | hint | watch | bench phaseN | doctor | help").c_str());
+  return kExitOk;
+}
+
+int command_list(Context& ctx) {
+  std::printf("%-5s %-20s %-12s %-44s %s\n", "id", "exercise", "state", "best measured", "file");
+  int last_phase = -1;
+  for (const Exercise& exercise : ctx.manifest.exercises) {
+    if (exercise.phase != last_phase && last_phase >= 0) std::printf("\n");
+    last_phase = exercise.phase;
+    const ExerciseProgress entry = ctx.progress.get(exercise.id);
+    std::string state = pad(state_name(entry.state), 12);
+    if (entry.state == ExerciseState::Done) state = ctx.green(state);
+    if (entry.state == ExerciseState::Failing) state = ctx.red(state);
+    std::printf("%-5s %-20s %s %-44s %s\n", exercise.id.c_str(), exercise.name.c_str(), state.c_str(),
+                entry.best.substr(0, 44).c_str(), exercise.stub.c_str());
+  }
+  return kExitOk;
+}
+
+int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::string>& lesson_args) {
+  std::string errors;
+  if (!build_targets(ctx, {exercise.target}, false, &errors)) {
+    std::printf("%s does not compile:\n\n%s", exercise.stub.c_str(), errors.c_str());
+    return kExitFailed;
+  }
+  std::vector<std::string> argv = {exercise.learner_lesson};
+  argv.insert(argv.end(), lesson_args.begin(), lesson_args.end());
+  std::printf("%s\n", ctx.dim("$ " + describe_command(argv)).c_str());
+  const int status = run_attached(argv, {});
+  if (status == kExitNoGpu)
+    std::printf("\n%s needs a GPU to run: this machine has no usable one (workbook doctor says why).\n",
+                exercise.id.c_str());
+  return status;
+}
+
+CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckOptions& options) {
+  const std::string label = exercise.id + " " + exercise.name;
+  std::string errors;
+  if (!build_targets(ctx, {exercise.target, exercise.test_target()}, true, &errors)) {
+    ctx.progress.record_check(exercise.id, false, utc_timestamp());
+    ctx.save();
+    if (options.compact) return CheckOutcome::BuildFailed;
+    std::printf("%s %s: %s does not compile. The compiler says:\n\n%s", ctx.red("✗").c_str(), label.c_str(),
+                exercise.stub.c_str(), errors.c_str());
+    return CheckOutcome::BuildFailed;
+  }
+  RunOptions run_options;
+  run_options.timeout_s = kTestTimeoutS;
+  const ProcessResult test = run_process({exercise.learner_test}, run_options);
+  if (test.exit_code == kExitNoGpu) {
+    if (!options.compact)
+      std::printf("%s %s compiles, but grading it needs a GPU: %s\n(workbook doctor explains what is missing.)\n",
+                  ctx.dim("-").c_str(), label.c_str(), first_line(test.output).c_str());
+    return CheckOutcome::NoGpu;
+  }
+  const bool passed = test.started && test.exit_code == 0;
+  ctx.progress.record_check(exercise.id, passed, utc_timestamp());
+  if (!passed) {
+    ctx.save();
+    if (options.compact) return CheckOutcome::Failed;
+    std::printf("%s %s: not yet.\n\n", ctx.red("✗").c_str(), label.c_str());
+    if (test.timed_out)
+      std::printf(
+          "The graded test ran for %d s without finishing: does a kernel loop forever (a stride that never "
+          "advances, a barrier some threads never reach)?\n",
+          kTestTimeoutS);
+    else if (test.exit_code > 128)
+      std::printf("The graded test crashed (signal %d). Its last output:\n%s", test.exit_code - 128,
+                  extract_test_failure(test.output).c_str());
+    else
+      std::printf("%s", extract_test_failure(test.output).c_str());
+    std::printf("\nEdit %s and run `workbook check %s` again (or `workbook watch`). Stuck? workbook hint %s\n",
+                exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
+    return CheckOutcome::Failed;
+  }
+  std::string measured;
+  if (options.measure) {
+    if (!build_targets(ctx, {exercise.target}, true, &errors)) errors.clear();
+    RunOptions lesson_options;
+    lesson_options.timeout_s = kTestTimeoutS;
+    const ProcessResult lesson = run_process({exercise.learner_lesson, "--csv"}, lesson_options);
+    if (const std::optional<LessonRow> best = best_row(parse_lesson_csv(lesson.output))) {
+      ctx.progress.record_speed(exercise.id, best->summary(), best->score());
+      measured = best->summary();
+    } else if (lesson.exit_code != 0 && !options.compact) {
+      std::printf("(Your graded tests pass, but the lesson did not: %s)\n", first_line(lesson.output).c_str());
+    }
+  }
+  ctx.save();
+  if (options.compact) return CheckOutcome::Passed;
+  std::printf("%s %s passes its graded tests.%s\n", ctx.green("✓").c_str(), label.c_str(),
+              measured.empty() ? "" : ("\n  measured: " + measured).c_str());
+  if (options.show_next) {
+    std::printf("  Compare with the reference: workbook solution %s\n\n", exercise.id.c_str());
+    print_next(ctx);
+  }
+  return CheckOutcome::Passed;
+}
+
+namespace {
+
+// compute-sanitizer prints the path nvcc was given, or only the file name (2024+ releases):
+// try the path, then the exercise's own files and its phase directory by name.
+std::string source_line(const Context& ctx, const Exercise& exercise, const std::string& file, int line) {
+  std::optional<std::string> text = read_file(file);
+  if (!text) text = read_file(ctx.source_path(file));
+  for (const std::string& candidate : {exercise.stub, exercise.solution, exercise.phase_dir() + "/" + base_name(file)})
+    if (!text && base_name(candidate) == base_name(file)) text = read_file(ctx.source_path(candidate));
+  if (!text || line <= 0) return "";
+  const std::vector<std::string> lines = split_lines(*text);
+  return static_cast<std::size_t>(line) <= lines.size() ? lines[static_cast<std::size_t>(line) - 1] : "";
+}
+
+std::string sanitizer_program() {
+  return find_program("compute-sanitizer", {"/usr/local/cuda/bin", "/usr/local/cuda/compute-sanitizer"});
+}
+
+int run_sanitizer(Context& ctx, const Exercise& exercise) {
+  std::string errors;
+  if (!build_targets(ctx, {exercise.test_target()}, true, &errors)) {
+    std::printf("%s does not compile:\n\n%s", exercise.stub.c_str(), errors.c_str());
+    return kExitFailed;
+  }
+  const std::string sanitizer = sanitizer_program();
+  if (sanitizer.empty()) {
+    std::printf(
+        "compute-sanitizer is not on PATH (it ships with the CUDA toolkit, in /usr/local/cuda/bin): add the "
+        "toolkit's bin directory to PATH.\n");
+    return kExitFailed;
+  }
+  // racecheck only finds shared-memory races: run it where the exercise uses shared memory.
+  std::vector<std::string> tools = {"memcheck"};
+  const std::optional<std::string> stub = read_file(ctx.source_path(exercise.stub));
+  const std::optional<std::string> solution = read_file(ctx.source_path(exercise.solution));
+  if ((stub && contains(*stub, "__shared__")) || (solution && contains(*solution, "__shared__")))
+    tools.push_back("racecheck");
+  int total = 0;
+  for (const std::string& tool : tools) {
+    std::printf("%s\n",
+                ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (sizes shrunk) ...").c_str());
+    RunOptions options;
+    options.timeout_s = 900;
+    options.environment = {"WB_SANITIZE=1"};
+    const ProcessResult run =
+        run_process({sanitizer, "--tool", tool, "--error-exitcode", "99", exercise.learner_test}, options);
+    if (run.exit_code == kExitNoGpu) {
+      std::printf("compute-sanitizer needs a GPU: %s\n", first_line(run.output).c_str());
+      return kExitNoGpu;
+    }
+    const std::vector<SanitizerFinding> findings = fold_findings(parse_sanitizer_output(run.output));
+    if (findings.empty()) {
+      if (run.exit_code == 99 || run.timed_out || !run.started) {
+        std::printf("%s reported a problem it did not itemize; its output ends with:\n%s\n", tool.c_str(),
+                    run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0).c_str());
+        ++total;
+      } else {
+        std::printf("  %s: %s\n", tool.c_str(), ctx.green("clean").c_str());
+      }
+      continue;
+    }
+    std::size_t problems = 0;
+    for (const SanitizerFinding& finding : findings) problems += finding.api_call == "cascade" ? 0 : 1;
+    std::printf("  %s found %zu problem%s:\n", tool.c_str(), problems, problems == 1 ? "" : "s");
+    for (const SanitizerFinding& finding : findings) {
+      std::printf("  - %s\n", explain_finding(finding, [&ctx, &exercise](const std::string& file, int line) {
+                                return source_line(ctx, exercise, file, line);
+                              }).c_str());
+    }
+    total += static_cast<int>(problems);
+  }
+  if (total == 0)
+    std::printf("%s compute-sanitizer found no memory errors or races in %s.\n", ctx.green("✓").c_str(),
+                exercise.id.c_str());
+  return total == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+int command_check(Context& ctx, const Exercise& exercise, bool sanitize) {
+  if (sanitize) {
+    const CheckOutcome outcome = check_exercise(ctx, exercise, CheckOptions{false, false, false});
+    if (outcome == CheckOutcome::BuildFailed) return kExitFailed;
+    if (outcome == CheckOutcome::NoGpu) return kExitNoGpu;
+    std::printf("\n");
+    const int sanitized = run_sanitizer(ctx, exercise);
+    return outcome == CheckOutcome::Passed ? sanitized : kExitFailed;
+  }
+  switch (check_exercise(ctx, exercise, CheckOptions{})) {
+    case CheckOutcome::Passed:
+      return kExitOk;
+    case CheckOutcome::NoGpu:
+      return kExitNoGpu;
+    default:
+      return kExitFailed;
+  }
+}
+
+int command_check_all(Context& ctx) {
+  std::printf("%-5s %-20s %-14s %s\n", "id", "exercise", "result", "measured");
+  int passed = 0, failed = 0;
+  for (const Exercise& exercise : ctx.manifest.exercises) {
+    std::printf("%-5s %-20s ", exercise.id.c_str(), exercise.name.c_str());
+    std::fflush(stdout);
+    const CheckOutcome outcome = check_exercise(ctx, exercise, CheckOptions{true, false, true});
+    if (outcome == CheckOutcome::NoGpu) {
+      std::printf(
+          "needs a GPU\n\nGrading needs a GPU and this machine has no usable one (workbook doctor says why).\n");
+      return kExitNoGpu;
+    }
+    std::string result = outcome == CheckOutcome::Passed        ? ctx.green(pad("pass", 14))
+                         : outcome == CheckOutcome::BuildFailed ? ctx.red(pad("compile error", 14))
+                                                                : ctx.red(pad("fail", 14));
+    (outcome == CheckOutcome::Passed ? passed : failed) += 1;
+    std::printf("%s %s\n", result.c_str(),
+                outcome == CheckOutcome::Passed ? ctx.progress.get(exercise.id).best.c_str() : "");
+  }
+  std::printf("\n%d passed, %d not yet. ", passed, failed);
+  print_next(ctx);
+  return failed == 0 ? kExitOk : kExitFailed;
+}
+
+int command_hint(Context& ctx, const Exercise& exercise) {
+  const std::optional<std::string> text = read_file(ctx.source_path(exercise.hints));
+  if (!text) {
+    std::printf("No hints file for %s (expected %s).\n", exercise.id.c_str(), exercise.hints.c_str());
+    return kExitFailed;
+  }
+  const HintsResult hints = parse_hints(*text);
+  if (!hints.error.empty()) {
+    std::printf("%s: %s\n", exercise.hints.c_str(), hints.error.c_str());
+    return kExitFailed;
+  }
+  const auto found = ctx.progress.hints_shown.find(exercise.id);
+  const HintStep step = next_hint(hints.tiers, found == ctx.progress.hints_shown.end() ? 0 : found->second);
+  ctx.progress.hints_shown[exercise.id] = step.shown_after;
+  ctx.save();
+  std::printf("%s %s, hint %d of %zu\n\n", ctx.bold(exercise.id).c_str(), exercise.name.c_str(), step.shown_after,
+              hints.tiers.size());
+  for (std::size_t i = 0; i < step.to_show.size(); ++i) {
+    const bool newest = i + 1 == step.to_show.size() && !step.all_shown;
+    const std::string heading = std::to_string(i + 1) + ". " + tier_title(step.to_show[i].label);
+    std::printf("%s\n   %s\n\n", (newest ? ctx.bold(heading) : ctx.dim(heading)).c_str(), step.to_show[i].text.c_str());
+  }
+  const std::string title = exercise_title(ctx, exercise);
+  if (!title.empty())
+    std::printf("The idea behind it: %s, section \"%s %s: %s\".\n", exercise.readme.c_str(), exercise.id.c_str(),
+                exercise.name.c_str(), title.c_str());
+  if (step.all_shown)
+    std::printf("That was every hint. Once your file passes, `workbook solution %s` shows the reference.\n",
+                exercise.id.c_str());
+  else if (step.shown_after < static_cast<int>(hints.tiers.size()))
+    std::printf("Still stuck? `workbook hint %s` again shows the next one.\n", exercise.id.c_str());
+  return kExitOk;
+}
+
+int command_solution(Context& ctx, const Exercise& exercise, bool force) {
+  if (ctx.progress.get(exercise.id).state != ExerciseState::Done && !force) {
+    std::printf(
+        "The reference for %s is shown once your file passes (`workbook check %s`).\n"
+        "Try `workbook hint %s` first; `workbook solution %s --force` shows it anyway.\n",
+        exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str());
+    return kExitFailed;
+  }
+  const std::string mine = ctx.source_path(exercise.stub), reference = ctx.source_path(exercise.solution);
+  const ProcessResult diff = run_process({"diff", "-u", "--label", "yours: " + exercise.stub, "--label",
+                                          "reference: " + exercise.solution, mine, reference},
+                                         RunOptions{});
+  if (!diff.started) {
+    std::printf("diff is not installed; the reference is %s\n", reference.c_str());
+    return kExitFailed;
+  }
+  if (diff.exit_code == 0) {
+    std::printf("Your file is identical to the reference %s.\n", exercise.solution.c_str());
+    return kExitOk;
+  }
+  std::printf("Lines starting with - are yours, + the reference's (%s):\n\n", exercise.solution.c_str());
+  for (const std::string& line : split_lines(diff.output)) {
+    if (starts_with(line, "+") && !starts_with(line, "+++"))
+      std::printf("%s\n", ctx.green(line).c_str());
+    else if (starts_with(line, "-") && !starts_with(line, "---"))
+      std::printf("%s\n", ctx.red(line).c_str());
+    else
+      std::printf("%s\n", line.c_str());
+  }
+  return kExitOk;
+}
+
+int command_reset(Context& ctx, const Exercise* exercise, bool yes) {
+  std::vector<const Exercise*> targets;
+  if (exercise != nullptr)
+    targets.push_back(exercise);
+  else
+    for (const Exercise& e : ctx.manifest.exercises) targets.push_back(&e);
+
+  std::vector<std::pair<const Exercise*, ResetPlan>> changed;
+  for (const Exercise* e : targets) {
+    ResetPlan plan = plan_reset(ctx.source_dir, ctx.build_dir, e->stub);
+    if (!plan.pristine.content) {
+      std::printf("workbook: %s\n", plan.pristine.error.c_str());
+      return kExitFailed;
+    }
+    if (plan.differs) changed.emplace_back(e, std::move(plan));
+  }
+  if (changed.empty()) {
+    std::printf(exercise ? "%s is already the untouched stub: nothing to reset.\n"
+                         : "Every exercise file is already the untouched stub: nothing to reset.\n",
+                exercise ? exercise->stub.c_str() : "");
+    return kExitOk;
+  }
+  std::printf("Reset restores the untouched stub%s (from %s), discarding your changes to:\n",
+              changed.size() == 1 ? "" : "s", changed.front().second.pristine.origin.c_str());
+  for (const auto& [e, plan] : changed) std::printf("  %s\n", e->stub.c_str());
+  const bool confirmed = yes || ask_yes_no(changed.size() == 1 ? "Discard your changes?"
+                                                               : "Discard your changes to all " +
+                                                                     std::to_string(changed.size()) + " files?");
+  if (!confirmed) {
+    std::printf("Nothing changed.\n");
+    return kExitFailed;
+  }
+  for (const auto& [e, plan] : changed) {
+    std::string error;
+    if (apply_reset(plan, true, &error) == ResetOutcome::Failed) {
+      std::printf("workbook: %s\n", error.c_str());
+      return kExitFailed;
+    }
+    // The old results describe a file that no longer exists; hints already read stay read.
+    const int hints = ctx.progress.hints_shown.count(e->id) ? ctx.progress.hints_shown[e->id] : -1;
+    ctx.progress.forget(e->id);
+    if (hints >= 0) ctx.progress.hints_shown[e->id] = hints;
+    std::printf("restored %s\n", e->stub.c_str());
+  }
+  ctx.save();
+  return kExitOk;
+}
+
+}  // namespace wbcli

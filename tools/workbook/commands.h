@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// The verbs of the workbook tool. Each returns the process exit status: 0 success, 1 failed,
+// 2 usage error, 77 no usable GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/workbook/args.h"
+#include "tools/workbook/manifest.h"
+#include "tools/workbook/progress.h"
+
+namespace wbcli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitNoGpu = 77;
+
+struct Context {
+  std::string source_dir;
+  std::string build_dir;
+  Manifest manifest;
+  Progress progress;
+  bool colour = false;
+
+  std::string source_path(const std::string& relative) const;
+  std::string green(const std::string& text) const;
+  std::string red(const std::string& text) const;
+  std::string bold(const std::string& text) const;
+  std::string dim(const std::string& text) const;
+  void save() const;
+};
+
+enum class CheckOutcome { Passed, Failed, BuildFailed, NoGpu };
+
+struct CheckOptions {
+  bool compact = false;  // one line per exercise (check all)
+  bool show_next = true;
+  bool measure = true;  // run the lesson for the speed after a pass
+};
+
+int command_status(Context& ctx);
+int command_list(Context& ctx);
+int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::string>& lesson_args);
+CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckOptions& options);
+int command_check(Context& ctx, const Exercise& exercise, bool sanitize);
+int command_check_all(Context& ctx);
+int command_hint(Context& ctx, const Exercise& exercise);
+int command_solution(Context& ctx, const Exercise& exercise, bool force);
+int command_watch(Context& ctx, const Exercise* exercise);
+int command_reset(Context& ctx, const Exercise* exercise, bool yes);
+int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::vector<std::string>& bench_args);
+int command_profile(Context& ctx, const Exercise& exercise);
+int command_doctor(const std::string& source_dir, const std::string& build_dir);
+
+// Shared helpers.
+bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, std::string* errors);
+std::string exercise_title(const Context& ctx, const Exercise& exercise);  // from the phase README heading
+void print_next(Context& ctx);
+bool ask_yes_no(const std::string& question);
+
+}  // namespace wbcli

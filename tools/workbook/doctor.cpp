@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+// workbook doctor: checks what most often breaks a CUDA set-up and names the exact fix.
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+
+#include "tools/workbook/commands.h"
+#include "tools/workbook/doctor_checks.h"
+#include "tools/workbook/runner.h"
+#include "tools/workbook/text.h"
+
+namespace wbcli {
+namespace {
+
+struct Doctor {
+  int failures = 0, warnings = 0;
+
+  void ok(const std::string& what) { std::printf("[ ok ] %s\n", what.c_str()); }
+  void skip(const std::string& what) { std::printf("[skip] %s\n", what.c_str()); }
+  void warn(const std::string& what, const std::string& fix) {
+    ++warnings;
+    std::printf("[warn] %s\n       fix: %s\n", what.c_str(), fix.c_str());
+  }
+  void fail(const std::string& what, const std::string& fix) {
+    ++failures;
+    std::printf("[FAIL] %s\n       fix: %s\n", what.c_str(), fix.c_str());
+  }
+};
+
+std::string output_of(const std::vector<std::string>& argv, int* exit_code = nullptr) {
+  RunOptions options;
+  options.timeout_s = 60;
+  const ProcessResult run = run_process(argv, options);
+  if (exit_code != nullptr) *exit_code = run.started ? run.exit_code : -1;
+  return run.started ? run.output : "";
+}
+
+std::map<std::string, std::string> key_values(const std::string& text) {
+  std::map<std::string, std::string> values;
+  for (const std::string& line : split_lines(text)) {
+    const std::string::size_type equals = line.find('=');
+    if (equals != std::string::npos) values[line.substr(0, equals)] = line.substr(equals + 1);
+  }
+  return values;
+}
+
+std::optional<Version> catch2_version(const std::string& catch2_dir) {
+  for (const char* file : {"Catch2ConfigVersion.cmake", "catch2-config-version.cmake"}) {
+    const std::optional<std::string> text = read_file(join_path(catch2_dir, file));
+    if (!text) continue;
+    const std::string::size_type at = text->find("PACKAGE_VERSION \"");
+    if (at != std::string::npos) return parse_dotted_version(text->substr(at + 17, 16));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int command_doctor(const std::string& source_dir, const std::string& build_dir) {
+  Doctor doctor;
+  const std::optional<std::string> cache = read_file(join_path(build_dir, "CMakeCache.txt"));
+  auto cached = [&cache](const std::string& name) {
+    return cache ? cmake_cache_value(*cache, name).value_or("") : std::string();
+  };
+  std::printf("workbook doctor: source %s, build %s%s\n\n", source_dir.c_str(), build_dir.c_str(),
+              cache ? "" : " (not configured yet)");
+
+  // CMake: the presets are version 6, which CMake 3.25 introduced.
+  const std::optional<Version> cmake = parse_cmake_version(output_of({"cmake", "--version"}));
+  if (!cmake)
+    doctor.fail("cmake not found on PATH", "install CMake 3.25 or newer: pip install cmake, or apt.kitware.com");
+  else if (*cmake < Version{3, 25, 0})
+    doctor.fail("cmake " + cmake->text() + " is too old for CMakePresets.json (version 6 needs 3.25)",
+                "install a newer CMake: pip install --user cmake (puts cmake 3.30+ in ~/.local/bin)");
+  else
+    doctor.ok("cmake " + cmake->text());
+
+  // nvcc, on PATH and as CMake found it.
+  std::string nvcc = find_program("nvcc");
+  const std::string nvcc_off_path = nvcc.empty() ? find_program("nvcc", {"/usr/local/cuda/bin"}) : "";
+  const std::string cmake_nvcc = cached("CMAKE_CUDA_COMPILER");
+  if (nvcc.empty() && nvcc_off_path.empty() && cmake_nvcc.empty())
+    doctor.fail("nvcc not found (no CUDA toolkit on PATH or in /usr/local/cuda)",
+                "install the CUDA toolkit 12.4 or newer (https://developer.nvidia.com/cuda-downloads), then "
+                "export PATH=/usr/local/cuda/bin:$PATH");
+  else if (nvcc.empty())
+    doctor.warn("nvcc is installed (" + (nvcc_off_path.empty() ? cmake_nvcc : nvcc_off_path) + ") but not on PATH",
+                "add to ~/.bashrc: export PATH=/usr/local/cuda/bin:$PATH (CMake also finds it with "
+                "-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)");
+  if (nvcc.empty()) nvcc = !cmake_nvcc.empty() ? cmake_nvcc : nvcc_off_path;
+  std::optional<Version> cuda;
+  if (!nvcc.empty()) {
+    cuda = parse_nvcc_version(output_of({nvcc, "--version"}));
+    if (!cuda)
+      doctor.fail(nvcc + " does not run", "reinstall the CUDA toolkit");
+    else if (*cuda < Version{12, 4, 0})
+      doctor.fail("CUDA " + cuda->text() + " is older than the 12.4 the workbook needs",
+                  "install CUDA 12.4 or newer and put its bin/ first on PATH");
+    else
+      doctor.ok("nvcc " + cuda->text() + " (" + nvcc + ")");
+    if (cache && cmake_nvcc.empty())
+      doctor.fail("the build in " + build_dir + " did not find nvcc",
+                  "rm -rf " + build_dir +
+                      " && ./workbook (with nvcc on PATH), or configure with "
+                      "-DCMAKE_CUDA_COMPILER=" +
+                      nvcc);
+  }
+
+  // Catch2 2.13 or 3.x.
+  std::string catch2_dir = cached("Catch2_DIR");
+  if (catch2_dir.empty() || contains(catch2_dir, "NOTFOUND"))
+    for (const char* dir :
+         {"/usr/lib/cmake/Catch2", "/usr/local/lib/cmake/Catch2", "/usr/lib/x86_64-linux-gnu/cmake/Catch2",
+          "/usr/share/Catch2/cmake", "/usr/lib64/cmake/Catch2"})
+      if (is_directory(dir)) {
+        catch2_dir = dir;
+        break;
+      }
+  const std::optional<Version> catch2 = catch2_dir.empty() ? std::nullopt : catch2_version(catch2_dir);
+  if (!catch2)
+    doctor.fail("Catch2 not found",
+                "sudo apt-get install catch2 (Debian/Ubuntu) or sudo dnf install catch-devel; "
+                "or -DCatch2_DIR=<prefix>/lib/cmake/Catch2");
+  else if (catch2->major == 3 || (catch2->major == 2 && catch2->minor >= 13))
+    doctor.ok("Catch2 " + catch2->text() + " (" + catch2_dir + ")");
+  else
+    doctor.fail("Catch2 " + catch2->text() + " is not 2.13+ or 3.x",
+                "install Catch2 3 (or 2.13) from your OS packages");
+
+  // The host compiler nvcc will call.
+  std::string cxx = cached("CMAKE_CUDA_HOST_COMPILER");
+  if (cxx.empty()) cxx = cached("CMAKE_CXX_COMPILER");
+  if (cxx.empty()) cxx = find_program("g++");
+  if (cxx.empty()) {
+    doctor.fail("no C++ compiler found", "sudo apt-get install g++");
+  } else if (cuda) {
+    const std::string banner = output_of({cxx, "--version"});
+    const bool clang = contains(banner, "clang");
+    const std::optional<Version> version =
+        parse_dotted_version(output_of({cxx, clang ? "-dumpversion" : "-dumpfullversion"}));
+    const int newest = clang ? newest_clang_for_cuda(*cuda) : newest_gcc_for_cuda(*cuda);
+    const std::string kind = clang ? "clang" : "gcc";
+    if (version && newest > 0 && version->major > newest)
+      doctor.fail(kind + " " + version->text() + " (" + cxx + ") is newer than CUDA " + cuda->text() +
+                      " accepts (up to " + kind + " " + std::to_string(newest) + ")",
+                  std::string("install ") + (clang ? "clang-" : "g++-") + std::to_string(newest) +
+                      " and configure with -DCMAKE_CUDA_HOST_COMPILER=" + (clang ? "clang++-" : "g++-") +
+                      std::to_string(newest) + " (e.g. rm -rf " + build_dir +
+                      " && WORKBOOK_CMAKE_ARGS=-DCMAKE_CUDA_HOST_COMPILER=g++-" + std::to_string(newest) +
+                      " ./workbook)");
+    else if (version)
+      doctor.ok("host compiler " + kind + " " + version->text() + " (" + cxx + ")");
+  }
+
+  // Driver and GPU: nvidia-smi first (no CUDA runtime involved).
+  const bool wsl = is_wsl(read_file("/proc/version").value_or(""));
+  std::string smi = find_program("nvidia-smi", {"/usr/lib/wsl/lib"});
+  int smi_status = -1;
+  const std::string smi_output = smi.empty() ? "" : output_of({smi}, &smi_status);
+  const std::string wsl_causes =
+      "under WSL2: install the NVIDIA driver on Windows only (never a Linux driver inside WSL, which "
+      "hides /usr/lib/wsl/lib/libcuda.so), update Windows and WSL (wsl --update), and check that "
+      "/usr/lib/wsl/lib is on the library path; WSL1 has no GPU (wsl --set-version <distro> 2)";
+  const bool smi_ok = !smi.empty() && smi_status == 0;
+  if (!smi_ok) {
+    doctor.fail(
+        smi.empty() ? "nvidia-smi not found: no NVIDIA driver installed" : "nvidia-smi fails: the driver sees no GPU",
+        wsl ? wsl_causes
+            : "install the NVIDIA driver (ubuntu-drivers install, or the .run/.deb from nvidia.com) and "
+              "reboot; on a server check that the GPU is passed through to this machine or container "
+              "(docker run --gpus all)");
+  } else {
+    const std::optional<Version> driver_cuda = parse_driver_cuda_version(smi_output);
+    if (driver_cuda && cuda && driver_cuda->major < cuda->major)
+      doctor.fail(
+          "the driver supports CUDA up to " + driver_cuda->text() + ", older than the toolkit's " + cuda->text(),
+          "update the NVIDIA driver to one for CUDA " + std::to_string(cuda->major) + " (or use a CUDA " +
+              std::to_string(driver_cuda->major) + ".x toolkit)");
+    else if (driver_cuda && cuda && driver_cuda->minor < cuda->minor && driver_cuda->major == cuda->major)
+      doctor.warn("the driver supports CUDA " + driver_cuda->text() + ", older than the toolkit's " + cuda->text() +
+                      " (minor-version compatibility usually works, PTX JIT does not)",
+                  "update the NVIDIA driver");
+    else if (driver_cuda)
+      doctor.ok("driver supports CUDA " + driver_cuda->text());
+  }
+
+  // One real kernel through the project's own build (its architectures, its runtime).
+  if (!cache) {
+    doctor.skip("test kernel: the build is not configured yet (run ./workbook, then workbook doctor again)");
+  } else {
+    const std::string cmake_command = cached("CMAKE_COMMAND").empty() ? "cmake" : cached("CMAKE_COMMAND");
+    int built = -1;
+    const std::string build_output =
+        output_of({cmake_command, "--build", build_dir, "--target", "workbook_gpu_probe"}, &built);
+    const std::string probe = join_path(build_dir, "tools/workbook/workbook_gpu_probe");
+    if (built != 0) {
+      doctor.fail("the GPU probe does not build", "see: cmake --build " + build_dir + " --target workbook_gpu_probe");
+    } else {
+      int probe_status = -1;
+      std::map<std::string, std::string> facts = key_values(output_of({probe}, &probe_status));
+      const std::string archs = cached("CMAKE_CUDA_ARCHITECTURES");
+      const int cc = static_cast<int>(parse_number(facts["compute_capability"]).value_or(0));
+      const Version driver = decode_cuda_version(static_cast<int>(parse_number(facts["driver_version"]).value_or(0)));
+      const Version runtime = decode_cuda_version(static_cast<int>(parse_number(facts["runtime_version"]).value_or(0)));
+      if (probe_status == 0) {
+        doctor.ok("a test kernel ran on " + facts["device_name"] + " (sm_" + facts["compute_capability"] +
+                  "), runtime " + runtime.text() + ", driver " + driver.text());
+      } else if (driver.major == 0) {
+        // No libcuda at all: nvidia-smi above already named the fix when it failed too.
+        if (smi_ok)
+          doctor.fail("the CUDA runtime finds no NVIDIA driver (libcuda.so.1), although nvidia-smi runs",
+                      wsl ? wsl_causes
+                          : "check that libcuda.so.1 is on the library path (ldconfig -p | grep libcuda); "
+                            "containers need the NVIDIA container toolkit (--gpus all)");
+        else
+          doctor.skip("test kernel: no driver (see above)");
+      } else if (facts["device_count_error"] == "cudaErrorInsufficientDriver" || driver < runtime) {
+        doctor.fail("the driver (CUDA " + driver.text() + ") is older than the runtime this build uses (" +
+                        runtime.text() + ")",
+                    "update the NVIDIA driver, or build with an older CUDA toolkit");
+      } else if (cc > 0 && cc < 75) {
+        doctor.fail("the GPU is sm_" + std::to_string(cc) + "; the workbook (and CUDA 13) needs sm_75 or newer",
+                    "use a Turing or newer GPU (RTX 20xx, T4, A100, RTX 30xx/40xx, H100)");
+      } else if (cc > 0 && !architectures_cover(archs, cc)) {
+        doctor.fail(
+            "this build has no code for the GPU's sm_" + std::to_string(cc) + " (CMAKE_CUDA_ARCHITECTURES=" + archs +
+                "): lessons fail with \"no kernel image is available\"",
+            "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc) + " && workbook check again");
+      } else if (probe_status == kExitNoGpu) {
+        doctor.fail("the CUDA runtime sees no GPU: " + facts["probe"],
+                    wsl ? wsl_causes
+                        : "check nvidia-smi; if it lists a GPU, check CUDA_VISIBLE_DEVICES and that /dev/nvidia* "
+                          "are readable (containers: --gpus all)");
+      } else {
+        doctor.fail("the test kernel failed: " + facts["probe"],
+                    contains(facts["probe"], "no code for")
+                        ? "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc)
+                        : "run nvidia-smi; reboot after a driver update");
+      }
+      if (probe_status == 0 && cc > 0 && cuda) {
+        const std::string arch_list = output_of({nvcc, "--list-gpu-code"});
+        if (!arch_list.empty() && !contains(arch_list, "sm_" + std::to_string(cc)))
+          doctor.warn("CUDA " + cuda->text() + " cannot compile for sm_" + std::to_string(cc),
+                      "use a toolkit that supports this GPU");
+      }
+    }
+  }
+
+  // Hardware counters for `workbook profile`.
+  const std::string ncu = find_program("ncu", {"/usr/local/cuda/bin"});
+  const std::optional<bool> restricted = profiling_restricted(read_file("/proc/driver/nvidia/params").value_or(""));
+  if (ncu.empty())
+    doctor.warn("ncu (Nsight Compute) not found: workbook profile will not work",
+                "it ships with the CUDA toolkit: export PATH=/usr/local/cuda/bin:$PATH, or install nsight-compute");
+  else if (restricted.value_or(false) && ::geteuid() != 0)
+    doctor.warn("GPU performance counters are restricted to administrators: ncu fails with ERR_NVGPUCTRPERM",
+                "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee "
+                "/etc/modprobe.d/nvidia-profiling.conf, then reboot (or run workbook profile with sudo)");
+  else
+    doctor.ok("ncu " + ncu +
+              (restricted ? (*restricted ? " (running as root)" : ", counters permitted")
+                          : " (counter permission not readable here)"));
+
+  std::printf("\n%s\n", doctor.failures
+                            ? (std::to_string(doctor.failures) + " problem(s) to fix, listed above.").c_str()
+                            : (doctor.warnings ? "Usable, with the warnings above."
+                                               : "Everything the workbook needs is in place."));
+  return doctor.failures ? kExitFailed : kExitOk;
+}
+
+}  // namespace wbcli

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// The exercise registry build/<preset>/workbook_exercises.tsv, written by workbook_finalize() in cmake/WorkbookExercise.cmake from
+// the workbook_exercise() calls: the one place exercise metadata comes from.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wbcli {
+
+struct Exercise {
+  std::string id;            // 0.02
+  std::string name;          // vector_add
+  std::string stub;          // phase0_basics/02_vector_add.cu (relative to the source directory)
+  std::string solution;      // solutions/phase0_basics/02_vector_add.cu
+  std::string learner_test;  // absolute paths of the four executables
+  std::string learner_lesson;
+  std::string solution_lesson;
+  std::string solution_test;
+  std::string fails_with;  // the stub's expected failure text
+  std::string smoke_args;  // short lesson arguments
+  int phase = -1;
+  std::string target;        // p0_02_vector_add: lesson target; _test, _solution, _solution_test follow
+  std::string hints;         // phase0_basics/hints/02_vector_add.txt
+  std::string readme;        // phase0_basics/README.md
+  std::string bench_target;  // the phase benchmark (p1_ladder) or empty
+  std::string bench;         // its executable, or empty
+
+  std::string test_target() const { return target + "_test"; }
+  std::string solution_target() const { return target + "_solution"; }
+  std::string solution_test_target() const { return target + "_solution_test"; }
+  std::string phase_dir() const;  // phase0_basics
+};
+
+struct Manifest {
+  std::vector<Exercise> exercises;  // in registry order: phases, then numbers
+
+  const Exercise* find(const std::string& id) const;
+  std::vector<int> phases() const;
+  std::vector<const Exercise*> in_phase(int phase) const;
+};
+
+struct ManifestResult {
+  std::optional<Manifest> manifest;
+  std::string error;
+};
+
+// Parses registry text; older registries with only the first 8 columns still load (phase from the id).
+ManifestResult parse_manifest(const std::string& text);
+ManifestResult load_manifest(const std::string& build_dir);
+std::string manifest_path(const std::string& build_dir);  // the file load_manifest reads
+
+}  // namespace wbcli

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// workbook doctor's text handling: versions, host compiler limits, architectures, WSL, counters.
+#include "common/catch.h"
+#include "tools/workbook/doctor_checks.h"
+
+using wbcli::Version;
+
+TEST_CASE("tool versions are read from their banners", "[host][workbook]") {
+  const std::optional<Version> nvcc = wbcli::parse_nvcc_version(
+      "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2025 NVIDIA Corporation\n"
+      "Cuda compilation tools, release 13.0, V13.0.88\nBuild cuda_13.0.r13.0/compiler.36424714_0\n");
+  REQUIRE(nvcc.has_value());
+  CHECK(nvcc->text() == "13.0.88");
+  CHECK(wbcli::parse_cmake_version("cmake version 3.25.1\n\nCMake suite maintained by Kitware")->minor == 25);
+  CHECK(*wbcli::parse_cmake_version("cmake version 3.22.1") < Version{3, 25, 0});
+  CHECK(wbcli::parse_dotted_version("13\n")->major == 13);
+  CHECK(wbcli::parse_dotted_version("14.2.0")->minor == 2);
+  const std::string smi = "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0     |";
+  CHECK(wbcli::parse_driver_cuda_version(smi)->text() == "13.0");
+  CHECK(wbcli::decode_cuda_version(12040).text() == "12.4");
+  CHECK(wbcli::decode_cuda_version(13000).text() == "13.0");
+  CHECK_FALSE(wbcli::parse_nvcc_version("command not found").has_value());
+}
+
+TEST_CASE("the newest host compiler each CUDA release accepts", "[host][workbook]") {
+  CHECK(wbcli::newest_gcc_for_cuda(Version{12, 4, 0}) == 13);
+  CHECK(wbcli::newest_gcc_for_cuda(Version{12, 8, 0}) == 14);
+  CHECK(wbcli::newest_gcc_for_cuda(Version{13, 0, 0}) == 15);
+  CHECK(wbcli::newest_clang_for_cuda(Version{12, 4, 0}) == 17);
+}
+
+TEST_CASE("does the build have code for this GPU", "[host][workbook]") {
+  CHECK(wbcli::architectures_cover("75;80;86;89;90", 90));
+  CHECK(wbcli::architectures_cover("90", 90));
+  CHECK_FALSE(wbcli::architectures_cover("90", 86));            // sm_90 SASS does not run on sm_86
+  CHECK(wbcli::architectures_cover("80-real;80-virtual", 89));  // PTX for 8.0 is JIT-compiled on 8.9
+  CHECK_FALSE(wbcli::architectures_cover("86-real", 90));
+  CHECK(wbcli::architectures_cover("86", 89));  // "86" carries PTX as well
+  CHECK(wbcli::architectures_cover("native", 75));
+}
+
+TEST_CASE("WSL, profiling permission and the CMake cache", "[host][workbook]") {
+  CHECK(wbcli::is_wsl("Linux version 5.15.153.1-microsoft-standard-WSL2 (root@1c602f52c2e4)"));
+  CHECK_FALSE(wbcli::is_wsl("Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075)"));
+  CHECK(wbcli::profiling_restricted("ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\n") == true);
+  CHECK(wbcli::profiling_restricted("RmProfilingAdminOnly: 0\n") == false);
+  CHECK_FALSE(wbcli::profiling_restricted("").has_value());
+  const std::string cache = "//comment\nCMAKE_CUDA_ARCHITECTURES:STRING=90\nCatch2_DIR:PATH=/usr/lib/cmake/Catch2\n";
+  CHECK(wbcli::cmake_cache_value(cache, "CMAKE_CUDA_ARCHITECTURES") == "90");
+  CHECK(wbcli::cmake_cache_value(cache, "Catch2_DIR") == "/usr/lib/cmake/Catch2");
+  CHECK_FALSE(wbcli::cmake_cache_value(cache, "MISSING").has_value());
+}

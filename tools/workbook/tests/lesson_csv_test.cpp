@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+// Lesson --csv rows and phase benchmark CSVs, as the lessons and p1_ladder / p2_bench write them.
+#include "tools/workbook/lesson_csv.h"
+
+#include "common/catch.h"
+
+TEST_CASE("lesson CSV rows give the speed and the same-run reference", "[host][workbook]") {
+  const std::string output =
+      "id,name,problem,median_ms,min_ms,spread_pct,rate,rate_unit,peak_pct,peak_label,ref_value,ref_style,ref_label,"
+      "cache_resident,status,device\n"
+      "0.02,vector_add,n=64M,0.296000,0.294000,0.40,2718.000,GB/s,81.00,HBM peak,91.00,percent,memcpy,0,PASS,NVIDIA "
+      "H100 80GB HBM3\n"
+      "some message the lesson printed\n"
+      "0.02,vector_add_float4,n=64M,0.278000,0.277000,0.30,2900.000,GB/s,86.00,HBM peak,97.00,percent,memcpy,0,PASS,"
+      "NVIDIA H100 80GB HBM3\n"
+      "0.09,pipeline_streams,n=64M,6.250000,6.200000,0.50,85.900,GB/s,92.00,of overlap bound,2.33,speedup,serial,0,"
+      "FAIL,Some, GPU\n";
+  const std::vector<wbcli::LessonRow> rows = wbcli::parse_lesson_csv(output);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[1].name == "vector_add_float4");
+  CHECK(rows[1].rate == 2900.0);
+  CHECK(rows[1].score() == 97.0);
+  CHECK(rows[1].score_label() == "% of memcpy");
+  CHECK(rows[1].summary() == "vector_add_float4 2900 GB/s, 86% HBM peak, 97% of memcpy");
+  CHECK(rows[0].pass);
+  CHECK(rows[2].score() == 92.0);  // a speed-up is not a percentage: the peak share is used
+  CHECK_FALSE(rows[2].pass);
+  CHECK(rows[2].device == "Some, GPU");
+  CHECK(wbcli::parse_lesson_csv("SKIPPED: no CUDA GPU visible\n").empty());
+}
+
+TEST_CASE("benchmark CSVs are read by column name", "[host][workbook]") {
+  std::string error;
+  const std::vector<wbcli::BenchRow> ladder = wbcli::parse_bench_csv(
+      "device,date,size,id,launcher,precision,median_ms,gflops,peak_pct,cublas_ms,pct_of_cublas,status\n"
+      "NVIDIA H100,2026-11-22,4096,1.07,matmul_warptiling,fp32,2.9600,46400.0,69.00,2.6300,89.00,PASS\n"
+      "NVIDIA H100,2026-11-22,4096,-,cublasSgemm,fp32,2.6300,52100.0,77.00,2.6300,100.00,PASS\n",
+      &error);
+  REQUIRE(error.empty());
+  REQUIRE(ladder.size() == 2);
+  CHECK(ladder[0].id == "1.07");
+  CHECK(ladder[0].pct_of_library == 89.0);
+  CHECK(ladder[0].library == "cublas");
+  CHECK(ladder[0].pct_of_peak == 69.0);
+  CHECK(ladder[1].launcher == "cublasSgemm");
+  const std::vector<wbcli::BenchRow> p2 = wbcli::parse_bench_csv(
+      "device,date,kernel,shape,bytes,median_ms,min_ms,gbps,memcpy_gbps,pct_of_memcpy,pct_of_peak,status\n"
+      "H100,2026-11-22,relu_float4,n=64M,536870912,0.18,0.18,2950.0,2990.0,98.7,88.0,FAIL\n",
+      &error);
+  REQUIRE(p2.size() == 1);
+  CHECK(p2[0].launcher == "relu_float4");
+  CHECK(p2[0].size == "n=64M");
+  CHECK(p2[0].library == "memcpy");
+  CHECK_FALSE(p2[0].pass);
+  wbcli::parse_bench_csv("a,b\n1,2\n", &error);
+  CHECK(error.find("pct_of_") != std::string::npos);
+}
+
+TEST_CASE("numbers are printed with about three significant digits", "[host][workbook]") {
+  CHECK(wbcli::format_number(2900.4) == "2900");
+  CHECK(wbcli::format_number(97.44) == "97.4");
+  CHECK(wbcli::format_number(2.333) == "2.33");
+  CHECK(wbcli::format_number(0.2716) == "0.272");
+}
