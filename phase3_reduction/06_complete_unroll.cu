@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// 3.06 complete_unroll: the whole tree unrolled for a block size known at compile time.
+//
+// You learn: to make the block size a template parameter, so every `if (kThreads >= 512)` is decided
+// by the compiler and the tree becomes straight-line code with no loop counter, and how a launcher
+// dispatches a runtime choice (64 .. 256 threads) to the right instantiation.
+// Task: in reduce_complete_unroll_kernel, write the block-wide steps for 1024 -> 512 -> 256 -> 128
+// -> 64 partial sums, each guarded by a compile-time test on kThreads, with a __syncthreads() after
+// each step that runs; 3.05's warp_sum_last_64 (given) finishes.
+// Seed idea: the reduction ladder's unrolling steps (seed 002), carried to the whole tree with a
+// template, as in NVIDIA's classic "Optimizing Parallel Reduction in CUDA".
+// Run:   build/default/phase3_reduction/p3_06_complete_unroll [--size 256M]
+// Check: ctest --preset learner -R '^3.06'
+// Aim:   a little better than 3.05: about 75% of CUB on an H100 (2228 GB/s on 1 GiB); the next big
+//        step is 3.07's many elements per thread.
+// Previous: 3.05 unroll_last_warp. Next: 3.07 many_per_thread.
+
+#include "common/workbook.h"
+#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/passes.h"
+#include "phase3_reduction/reduction.cuh"
+
+namespace {
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// 3.05's last-warp steps, ordered with __syncwarp (see 3.05 for why volatile is not enough).
+template <typename T>
+__device__ void warp_sum_last_64(T* partial, unsigned int lane) {
+#pragma unroll
+  for (unsigned int offset = 32; offset > 0; offset /= 2) {
+    const T v = partial[lane] + partial[lane + offset];
+    __syncwarp();
+    partial[lane] = v;
+    __syncwarp();
+  }
+}
+
+template <unsigned int kThreads, typename T>
+__global__ void __launch_bounds__(kThreads)
+    reduce_complete_unroll_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
+  static_assert(kThreads >= 64 && kThreads <= 1024 && (kThreads & (kThreads - 1)) == 0,
+                "the unrolled tree needs a power-of-two block of 64 to 1024 threads");
+  __shared__ T partial[kThreads];
+  const unsigned int tid = threadIdx.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * (2 * kThreads) + tid;
+  T sum = i < n ? in[i] : T(0);
+  if (i + kThreads < n) sum += in[i + kThreads];
+  partial[tid] = sum;
+  __syncthreads();
+  // `if (kThreads >= 512)` is a constant: the compiler keeps the step or deletes it, and the
+  // __syncthreads() inside it is reached by every thread of the block or by none.
+  // TODO(3.06): four steps, for kThreads >= 1024, 512, 256 and 128 (so s = 512, 256, 128, 64): each
+  //             `if (kThreads >= 2 * s) { if (tid < s) partial[tid] += partial[tid + s]; __syncthreads(); }`
+  //             written out, no loop (about 16 lines).
+  if (tid < 32) warp_sum_last_64(partial, tid);
+  if (tid == 0) out[blockIdx.x] = partial[0];
+}
+
+template <unsigned int kThreads>
+void launch_complete_unroll(const float* src, float* dst, std::size_t count, unsigned int blocks, cudaStream_t stream) {
+  reduce_complete_unroll_kernel<kThreads><<<blocks, kThreads, 0, stream>>>(src, dst, count);
+  CUDA_CHECK_KERNEL();
+}
+
+}  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+// The block size is a runtime choice (small inputs get small blocks, so fewer threads idle) turned
+// into a compile-time constant by one switch. The whole multi-pass plan uses the size chosen for n.
+void reduce_complete_unroll(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream) {
+  const unsigned int threads = n <= 128 ? 64 : n <= 256 ? 128 : 256;
+  reduce_in_passes(in, out, n, workspace, stream, 2 * threads, 0,
+                   [&](const float* src, float* dst, std::size_t count, unsigned int blocks) {
+                     switch (threads) {
+                       case 64:
+                         launch_complete_unroll<64>(src, dst, count, blocks, stream);
+                         break;
+                       case 128:
+                         launch_complete_unroll<128>(src, dst, count, blocks, stream);
+                         break;
+                       default:
+                         launch_complete_unroll<256>(src, dst, count, blocks, stream);
+                         break;
+                     }
+                   });
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 1 GiB read once, 0.36 ms at CUB's speed. Same loads as 3.05; what changes is the
+// instruction count per block (no loop counter, no compare per step), worth a few %.
+int complete_unroll_lesson(wb::Lesson& lesson) {
+  return run_reduce_lesson(lesson, {{"reduce_complete_unroll", reduce_complete_unroll}});
+}
+
+}  // namespace
+
+WB_LESSON(complete_unroll_lesson, "complete unrolling with a compile-time block size");

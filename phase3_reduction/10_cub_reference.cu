@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// 3.10 cub_reference: cub::DeviceReduce::Sum, the library every rung is measured against.
+//
+// You learn: CUB's two-phase calling convention (call once with a null buffer to learn how many
+// bytes of temporary storage it needs, then again with the storage), and to take that storage from
+// a workspace allocated once, outside any timed loop, instead of a cudaMalloc per call.
+// Task: in reduce_cub, query temp_bytes, check that it fits the workspace, and run the sum on the
+// launcher's stream.
+// Seed idea: the seeds' reductions end where a library starts: CUB's DeviceReduce is the tuned
+// version of 3.08/3.09 (seed 002's ladder, seed 001's two-pass reduction).
+// Run:   build/default/phase3_reduction/p3_10_cub_reference [--size 256M]
+// Check: ctest --preset learner -R '^3.10'
+// Aim:   100% of CUB by definition (the line shows the run-to-run noise); about 3050 GB/s on an H100.
+// Previous: 3.09 single_launch. Next: phase 4, SpMV.
+
+#include <cub/device/device_reduce.cuh>
+#include <stdexcept>
+#include <string>
+
+#include "common/workbook.h"
+#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/reduction.cuh"
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+// The workspace holds reduce_workspace_elements(n) floats; CUB needs a few KiB of it (one partial
+// sum per block of its own single- or two-pass plan).
+void reduce_cub([[maybe_unused]] const float* in, [[maybe_unused]] float* out, std::size_t n,
+                [[maybe_unused]] float* workspace, [[maybe_unused]] cudaStream_t stream) {
+  const std::size_t workspace_bytes = reduce_workspace_elements(n) * sizeof(float);
+  std::size_t temp_bytes = 0;
+  // With a null temporary buffer CUB only writes the size it needs to temp_bytes and returns.
+  // TODO(3.10): CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, stream)); throw
+  //             std::runtime_error when temp_bytes > workspace_bytes; then CUDA_CHECK the same call
+  //             with workspace as the buffer (about 5 lines).
+  [[maybe_unused]] const bool fits = temp_bytes <= workspace_bytes;  // TODO(3.10): placeholder
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: 1 GiB read once: CUB streams it at about 3050 GB/s on an H100 (91% of the HBM peak
+// from the attributes), 0.35 ms. The lesson also times CUB through its own allocation, so the two
+// lines differ only by noise.
+int cub_reference_lesson(wb::Lesson& lesson) { return run_reduce_lesson(lesson, {{"reduce_cub", reduce_cub}}); }
+
+}  // namespace
+
+WB_LESSON(cub_reference_lesson, "cub::DeviceReduce::Sum with its temporary storage from a workspace");

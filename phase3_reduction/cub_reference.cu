@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// CUB's device-wide sum, the phase's yardstick. The only file of the phase's support library that
+// includes CUB (heavy headers stay out of everything else).
+#include <cub/device/device_reduce.cuh>
+
+#include "common/buffer.h"
+#include "common/check.h"
+#include "common/report.h"
+#include "phase3_reduction/lesson_support.h"
+
+wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchOptions& options, float* sum_out) {
+  wb::DeviceBuffer<float> result(1);
+  std::size_t temp_bytes = 0;
+  CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, result.data(), n));
+  wb::DeviceBuffer<unsigned char> temp(temp_bytes > 0 ? temp_bytes : 1);
+  auto run = [&] { CUDA_CHECK(cub::DeviceReduce::Sum(temp.data(), temp_bytes, in, result.data(), n)); };
+  const wb::TimingStats stats = wb::bench(nullptr, options, run);
+  if (sum_out != nullptr) *sum_out = result.download()[0];
+  return stats;
+}
+
+double cub_reduce_gbs(const float* in, std::size_t n, const wb::BenchOptions& options) {
+  return wb::gb_per_s(4.0 * static_cast<double>(n), time_cub_reduce(in, n, options).median_ms);
+}

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// Phase 3 lesson and benchmark support (outside the files learners edit): CUB's DeviceReduce::Sum
+// timed on the same data (the phase's yardstick), and the lesson every rung runs.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/lesson.h"
+#include "common/timer.h"
+#include "phase3_reduction/reduction.cuh"
+
+// cub::DeviceReduce::Sum over n device floats: temporary storage allocated outside the timed region,
+// `options` as the lesson's (L2 flushed between repeats). Writes the sum to *sum_out when given.
+wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchOptions& options,
+                                float* sum_out = nullptr);
+// GB/s of CUB's reduction: 4 n bytes read over its median time.
+double cub_reduce_gbs(const float* in, std::size_t n, const wb::BenchOptions& options);
+
+struct NamedLauncher {
+  const char* name;
+  ReduceLauncher<float> launch;
+};
+
+// The lesson of every rung: n floats (--size, default 256M = 1 GiB) of exactly summable random
+// values, each launcher verified to the last bit, timed with a cold L2, verified again, and reported
+// as GB/s, % of HBM peak and % of CUB measured in the same run. Returns the exit code.
+int run_reduce_lesson(wb::Lesson& lesson, const std::vector<NamedLauncher>& launchers);

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// Phase 3 launchers: the sum of n elements, one rung of the reduction ladder each. Every launcher
+// has the same shape,
+//   void reduce_x(const T* in, T* out, std::size_t n, T* workspace, cudaStream_t stream);
+// in: n device elements (left unchanged; 16-byte aligned, as cudaMalloc returns them, for the
+// rungs with vector loads); out: one device element, the sum (0 for n = 0); workspace: device
+// scratch of reduce_workspace_elements(n) elements for the partial sums of multi-pass rungs, the
+// counter of the single-launch rung and CUB's temporary storage. Allocate it once, outside any timed
+// region. Launchers enqueue on `stream`, check each launch (CUDA_CHECK_KERNEL) and never synchronize.
+// Host code only here: tests include it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+template <typename T>
+using ReduceLauncher = void (*)(const T* in, T* out, std::size_t n, T* workspace, cudaStream_t stream);
+
+// Every multi-pass rung gives each block at least this many elements, so the partial sums of pass
+// k + 1 number at most 1/128 of those of pass k.
+constexpr std::size_t kMinElementsPerBlock = 128;
+// Room after the partial sums: the single-launch rung's counter and per-block sums (at most 16383
+// blocks), and cub::DeviceReduce's temporary storage (a few KiB on an H100).
+constexpr std::size_t kFixedWorkspaceElements = 16384;
+
+// Elements of workspace every launcher may use for n inputs: the partial sums of every pass while
+// more than one block is needed (each pass's share rounded up to 4 elements, so the next pass's
+// input stays 16-byte aligned for vector loads), plus kFixedWorkspaceElements.
+// For n = 256M: 2M + 16K + 128 + a few, under 1% of the input.
+inline std::size_t reduce_workspace_elements(std::size_t n) {
+  std::size_t total = kFixedWorkspaceElements;
+  for (std::size_t m = n; m > kMinElementsPerBlock;) {
+    m = (m + kMinElementsPerBlock - 1) / kMinElementsPerBlock;
+    total += (m + 3) / 4 * 4;
+  }
+  return total;
+}
+
+// ---- 3.01 interleaved_divergent ------------------------------------------------------------------
+// Tree in shared memory, stride s = 1, 2, 4, ...; thread t works when t % (2s) == 0 (divergent warps).
+void reduce_interleaved_divergent(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.02 interleaved_strided --------------------------------------------------------------------
+// The same tree with the work packed onto the first threads (index 2 s t): no divergence inside a
+// warp, but 2-way to 32-way shared-memory bank conflicts.
+void reduce_interleaved_strided(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.03 sequential ------------------------------------------------------------------------------
+// Sequential addressing: thread t adds element t + s, s = blockDim/2 ... 1. No bank conflicts.
+// The int variant is exact in any order.
+void reduce_sequential(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+void reduce_sequential_int(const int* in, int* out, std::size_t n, int* workspace, cudaStream_t stream);
+
+// ---- 3.04 first_add_during_load -------------------------------------------------------------------
+// Each thread adds two elements while loading: half the blocks.
+void reduce_first_add_during_load(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.05 unroll_last_warp ------------------------------------------------------------------------
+// The last 64 -> 1 steps by one warp, ordered with __syncwarp (correct on Volta and later).
+void reduce_unroll_last_warp(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.06 complete_unroll -------------------------------------------------------------------------
+// The whole tree unrolled for a compile-time block size (a template); the launcher picks 64..256.
+void reduce_complete_unroll(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.07 many_per_thread -------------------------------------------------------------------------
+// Algorithmic cascading: a grid of a few blocks per SM, each thread sums many elements with float4
+// loads in a grid-stride loop before the tree; two passes in all.
+void reduce_many_per_thread(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.08 shuffle ---------------------------------------------------------------------------------
+// Warp shuffles (__shfl_down_sync) instead of the shared-memory tree; one shared slot per warp.
+void reduce_shuffle(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+void reduce_shuffle_int(const int* in, int* out, std::size_t n, int* workspace, cudaStream_t stream);
+
+// ---- 3.09 single_launch ---------------------------------------------------------------------------
+// One kernel launch: the last block to finish (threadfence + atomic ticket) adds the block sums.
+void reduce_single_pass_last_block(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+// One kernel launch: every block atomicAdds its sum into out (zeroed first). Not deterministic.
+void reduce_block_atomics(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.10 cub_reference ---------------------------------------------------------------------------
+// cub::DeviceReduce::Sum with its temporary storage taken from the workspace.
+void reduce_cub(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);

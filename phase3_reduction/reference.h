@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// Phase 3 host references (no GPU): the exact sum in double (int64 for ints), the tolerance of a
+// float sum, and the verdict on one computed sum, with a diagnosis a learner can act on. The graded
+// tests, the grader self-test, the lessons and p3_bench all judge sums with judge_sum().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// What the elements past n hold in the graded tests' input buffers: a kernel that reads past the
+// end adds them, and the sum is ruined by a recognisable amount.
+constexpr float kFloatGuardValue = 1e30f;
+constexpr int kIntGuardValue = 1 << 24;
+
+// The exact sum: double is exact for the workbook's float inputs up to 2^29 elements of 2^-24 steps
+// (and its rounding error is far below any float tolerance otherwise); int64 for ints.
+double reference_sum(const std::vector<float>& x);
+long long reference_sum(const std::vector<int>& x);
+
+// How far a float sum of x may be from the exact sum. exact = true for inputs every summation
+// order adds exactly (wb::random_dyadic_floats: the answer must match to the last bit); otherwise
+// wb::sum_tolerance: (n-1) u sum|x|, the bound for any order (Higham 4.2), which blocks, trees,
+// shuffles and atomics all meet.
+double float_sum_tolerance(const std::vector<float>& x, bool exact);
+
+// "" when `got` is right, else the teaching message: "Output untouched" (poison), NaN, read past the
+// end (the guard value shows), the last k elements missed, every element counted twice, or a wrong
+// sum with the likely causes. Every wrong-sum message starts with "Wrong sum".
+std::string judge_sum(const std::vector<float>& x, float got, double tolerance);
+std::string judge_sum(const std::vector<int>& x, int got);

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+// Graded tests for 3.04 first_add_during_load: two elements per thread while loading (the second load runs past n
+// first). Sizes from 0 to 2^28 + 3 (around a warp, around a block, a prime, past one pass); mixed-sign, exactly
+// summable, all-negative and constant inputs. The input is guarded by huge values (a read past n shows), the output is
+// poisoned, and the input must come back unchanged (grading.cpp).
+#include "common/testing.h"
+#include "phase3_reduction/reduction.cuh"
+#include "phase3_reduction/tests/grading.h"
+
+TEST_CASE(
+    "reduce_first_add_during_load sums any n of floats exactly where the inputs allow, within (n-1) u sum|x| otherwise",
+    "[p3][3.04][gpu]") {
+  const std::size_t n = GENERATE(Catch::Generators::from_range(reduce_test_sizes()));
+  check_reduce_float("reduce_first_add_during_load", reduce_first_add_during_load, n);
+}
