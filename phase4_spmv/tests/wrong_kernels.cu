@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "common/check.h"
+#include "common/util.h"
+#include "phase4_spmv/tests/wrong_kernels.h"
+
+namespace {
+
+enum class Bug { None, SkipsLastRow, SkipsEmptyRows, ReadsXOutOfRange, WritesPastY, DropsFirstEntry, Lane0Only };
+
+// A one-thread-per-row CSR SpMV with one switchable bug.
+template <Bug bug>
+__global__ void planted_kernel(CsrView a, const float* x, float* y) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= a.rows) return;
+  if (bug == Bug::SkipsLastRow && row == a.rows - 1) return;  // "row < rows - 1"
+  const int start = a.row_ptr[row], end = a.row_ptr[row + 1];
+  if (bug == Bug::SkipsEmptyRows && start == end) return;  // "nothing to add, nothing to store"
+  float sum = 0.0f;
+  for (int k = bug == Bug::DropsFirstEntry ? start + 1 : start; k < end; ++k) {
+    // Off by one in the gather: the last column reads x[cols], the first NaN canary after x.
+    const int c = bug == Bug::ReadsXOutOfRange ? a.col[k] + 1 : a.col[k];
+    // A warp-per-row kernel that forgot its reduction keeps lane 0's share: entries 0, 32, 64, ...
+    if (bug == Bug::Lane0Only && (k - start) % 32 != 0) continue;
+    sum += a.val[k] * x[c];
+  }
+  y[row] = sum;
+  if (bug == Bug::WritesPastY && row == a.rows - 1) y[row + 1] = sum;  // one past the end
+}
+
+template <Bug bug>
+void launch(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  if (a.rows == 0) return;
+  planted_kernel<bug><<<wb::ceil_div(a.rows, 128), 128, 0, stream>>>(a, x, y);
+  CUDA_CHECK_KERNEL();
+}
+
+}  // namespace
+
+void planted_spmv_correct(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  launch<Bug::None>(a, x, y, stream);
+}
+void planted_spmv_skips_last_row(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  launch<Bug::SkipsLastRow>(a, x, y, stream);
+}
+void planted_spmv_skips_empty_rows(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  launch<Bug::SkipsEmptyRows>(a, x, y, stream);
+}
+void planted_spmv_reads_x_out_of_range(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  launch<Bug::ReadsXOutOfRange>(a, x, y, stream);
+}
+void planted_spmv_writes_past_y(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  launch<Bug::WritesPastY>(a, x, y, stream);
+}
+void planted_spmv_drops_first_entry(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  launch<Bug::DropsFirstEntry>(a, x, y, stream);
+}
+void planted_spmv_warp_lane0_only(const CsrView& a, const float* x, float* y, cudaStream_t stream) {
+  launch<Bug::Lane0Only>(a, x, y, stream);
+}
