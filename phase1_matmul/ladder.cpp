@@ -3,11 +3,11 @@
 // one run. Writes a CSV (for a plot of the ladder against the cuBLAS line) and prints a table.
 //   p1_ladder [--sizes 1024,2048,4096,8192] [--repeat N] [--out p1_ladder.csv]
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include "common/args.h"
+#include "common/bench_tool.h"
 #include "common/device.h"
 #include "common/gpu.h"
 #include "common/timer.h"
@@ -38,63 +38,35 @@ const std::vector<Rung>& rungs() {
   return all;
 }
 
-const char* kUsage =
+const wb::BenchToolSpec kTool = {
+    "p1_ladder",
     "usage: p1_ladder [--sizes 1024,2048,4096,8192] [--repeat N] [--out p1_ladder.csv]\n"
     "Runs every rung of the reference SGEMM ladder and cuBLAS at each size (M = N = K) in one process,\n"
-    "verifies each result, and writes median time, GFLOP/s, % of the peak and % of cuBLAS as CSV.\n";
-
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "p1_ladder: %s\n%s", why.c_str(), kUsage);
-  return wb::kExitUsage;
-}
+    "verifies each result, and writes median time, GFLOP/s, % of the peak and % of cuBLAS as CSV.\n",
+    {"--sizes"},
+    10,
+    "p1_ladder.csv"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int> sizes = {1024, 2048, 4096, 8192};
-  int repeat = 10;
-  std::string out = "p1_ladder.csv";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return wb::kExitPass;
+  auto take_sizes = [&sizes](const std::string&, const std::string& value) -> std::string {
+    std::vector<std::size_t> parsed;
+    if (!wb::parse_count_list(value, &parsed, false))
+      return "--sizes needs sizes from 1 to 65536 separated by commas, got '" + value + "'";
+    sizes.clear();
+    for (std::size_t n : parsed) {
+      if (n > 65536) return "--sizes needs sizes from 1 to 65536, got '" + value + "'";
+      sizes.push_back(static_cast<int>(n));
     }
-    if (i + 1 >= argc)
-      return usage_error(arg == "--sizes" || arg == "--repeat" || arg == "--out" ? arg + " needs a value"
-                                                                                 : "unknown option '" + arg + "'");
-    const std::string value = argv[++i];
-    if (arg == "--sizes") {
-      std::vector<std::size_t> parsed;
-      if (!wb::parse_count_list(value, &parsed, false))
-        return usage_error("--sizes needs sizes from 1 to 65536 separated by commas, got '" + value + "'");
-      sizes.clear();
-      for (std::size_t n : parsed) {
-        if (n > 65536) return usage_error("--sizes needs sizes from 1 to 65536, got '" + value + "'");
-        sizes.push_back(static_cast<int>(n));
-      }
-    } else if (arg == "--repeat") {
-      std::size_t n = 0;
-      if (!wb::parse_count(value, &n, false) || n > 1000) return usage_error("--repeat needs 1 to 1000");
-      repeat = static_cast<int>(n);
-    } else if (arg == "--out") {
-      out = value;
-    } else {
-      return usage_error("unknown option '" + arg + "'");
-    }
-  }
-  const wb::GpuStatus gpu = wb::probe_gpu();
-  if (!gpu.usable) {
-    std::printf("%s\n", gpu.message.c_str());
-    return gpu.exit_code;
-  }
-  try {
+    return "";
+  };
+  return wb::run_bench_tool(kTool, argc, argv, take_sizes, [&sizes](const wb::BenchToolArgs& args) {
+    const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
-    std::FILE* csv = std::fopen(out.c_str(), "w");
-    if (csv == nullptr) return usage_error("cannot write '" + out + "'");
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::FILE* csv = wb::open_bench_csv(args.out);
+    const std::string date = wb::utc_date();
     std::fprintf(csv,
                  "device,date,size,id,launcher,precision,median_ms,gflops,peak_pct,cublas_ms,pct_of_cublas,status\n");
     std::printf("%s\n%-5s %-24s %6s %10s %12s %10s %12s  %s\n", wb::describe(device).c_str(), "id", "launcher", "size",
@@ -118,22 +90,20 @@ int main(int argc, char** argv) {
         const double of_library = 100.0 * library / ms;
         std::printf("%-5s %-24s %6d %10.3f %12.0f %9.1f%% %11.1f%%  %s\n", rung.id, rung.name, n, ms, gflops, peak,
                     of_library, pass ? "PASS" : "FAIL");
-        std::fprintf(csv, "%s,%s,%d,%s,%s,%s,%.4f,%.1f,%.2f,%.4f,%.2f,%s\n", device.name.c_str(), date, n, rung.id,
-                     rung.name, rung.precision == MatmulPrecision::FP32 ? "fp32" : "tf32", ms, gflops, peak, library,
-                     of_library, pass ? "PASS" : "FAIL");
+        std::fprintf(csv, "%s,%s,%d,%s,%s,%s,%.4f,%.1f,%.2f,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n,
+                     rung.id, rung.name, rung.precision == MatmulPrecision::FP32 ? "fp32" : "tf32", ms, gflops, peak,
+                     library, of_library, pass ? "PASS" : "FAIL");
       }
       const double cublas_gflops = wb::gflop_per_s(MatmulShape{n, n, n}.flop(), fp32_library);
       std::printf("%-5s %-24s %6d %10.3f %12.0f %9.1f%% %11.1f%%\n", "-", "cublasSgemm (FP32)", n, fp32_library,
                   cublas_gflops, 100.0 * cublas_gflops / wb::fp32_peak_gflops(device), 100.0);
-      std::fprintf(csv, "%s,%s,%d,-,cublasSgemm,fp32,%.4f,%.1f,%.2f,%.4f,100.00,PASS\n", device.name.c_str(), date, n,
-                   fp32_library, cublas_gflops, 100.0 * cublas_gflops / wb::fp32_peak_gflops(device), fp32_library);
+      std::fprintf(csv, "%s,%s,%d,-,cublasSgemm,fp32,%.4f,%.1f,%.2f,%.4f,100.00,PASS\n", device.name.c_str(),
+                   date.c_str(), n, fp32_library, cublas_gflops, 100.0 * cublas_gflops / wb::fp32_peak_gflops(device),
+                   fp32_library);
       std::fflush(stdout);
     }
     std::fclose(csv);
-    std::printf("CSV written to %s\n", out.c_str());
+    std::printf("CSV written to %s\n", args.out.c_str());
     return all_pass ? wb::kExitPass : wb::kExitFail;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "p1_ladder: error: %s\n", e.what());
-    return wb::kExitFail;
-  }
+  });
 }

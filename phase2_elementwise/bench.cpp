@@ -7,12 +7,12 @@
 // bound (1e-4 relative + 1e-6); the graded tests hold the derived, tighter bounds.
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "common/args.h"
+#include "common/bench_tool.h"
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
@@ -24,15 +24,14 @@
 
 namespace {
 
-const char* kUsage =
+const wb::BenchToolSpec kTool = {
+    "p2_bench",
     "usage: p2_bench [--elements 16M,64M] [--cols 1024,4096,16384] [--repeat N] [--out p2_bench.csv]\n"
     "Times every phase 2 reference kernel (L2 flushed between repeats) against cudaMemcpy of the same\n"
-    "bytes measured in the same run, checks each output, and writes the results as CSV.\n";
-
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "p2_bench: %s\n%s", why.c_str(), kUsage);
-  return wb::kExitUsage;
-}
+    "bytes measured in the same run, checks each output, and writes the results as CSV.\n",
+    {"--elements", "--cols"},
+    10,
+    "p2_bench.csv"};
 
 struct Row {
   std::string kernel, shape;
@@ -54,36 +53,13 @@ bool close_enough(const std::vector<double>& expected, const std::vector<float>&
 int main(int argc, char** argv) {
   std::vector<std::size_t> elements = {std::size_t(16) << 20, std::size_t(64) << 20};
   std::vector<std::size_t> cols_list = {1024, 4096, 16384};
-  int repeat = 10;
-  std::string out = "p2_bench.csv";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return wb::kExitPass;
-    }
-    if (i + 1 >= argc) return usage_error("unknown option or missing value: '" + arg + "'");
-    const std::string value = argv[++i];
-    std::size_t n = 0;
-    if (arg == "--elements") {
-      if (!wb::parse_count_list(value, &elements, false)) return usage_error("--elements needs counts like 16M,64M");
-    } else if (arg == "--cols") {
-      if (!wb::parse_count_list(value, &cols_list, false)) return usage_error("--cols needs counts like 1024,4096");
-    } else if (arg == "--repeat") {
-      if (!wb::parse_count(value, &n, false) || n > 1000) return usage_error("--repeat needs 1 to 1000");
-      repeat = static_cast<int>(n);
-    } else if (arg == "--out") {
-      out = value;
-    } else {
-      return usage_error("unknown option '" + arg + "'");
-    }
-  }
-  const wb::GpuStatus gpu = wb::probe_gpu();
-  if (!gpu.usable) {
-    std::printf("%s\n", gpu.message.c_str());
-    return gpu.exit_code;
-  }
-  try {
+  auto take_option = [&](const std::string& name, const std::string& value) -> std::string {
+    if (name == "--elements")
+      return wb::parse_count_list(value, &elements, false) ? "" : "--elements needs counts like 16M,64M";
+    return wb::parse_count_list(value, &cols_list, false) ? "" : "--cols needs counts like 1024,4096";
+  };
+  return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
+    const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
     const wb::BenchOptions options{2, repeat, true};
     std::vector<Row> rows;
@@ -176,26 +152,20 @@ int main(int argc, char** argv) {
       }
     }
 
-    std::FILE* csv = std::fopen(out.c_str(), "w");
-    if (csv == nullptr) return usage_error("cannot write '" + out + "'");
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::FILE* csv = wb::open_bench_csv(args.out);
+    const std::string date = wb::utc_date();
     std::fprintf(csv, "device,date,kernel,shape,bytes,median_ms,min_ms,gbps,memcpy_gbps,pct_of_memcpy,pct_of_peak,status\n");
     bool all_pass = true;
     for (const Row& r : rows) {
       const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
       const double memcpy = wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(r.bytes / 2), repeat);
-      std::fprintf(csv, "%s,%s,%s,%s,%.0f,%.5f,%.5f,%.1f,%.1f,%.1f,%.1f,%s\n", device.name.c_str(), date,
+      std::fprintf(csv, "%s,%s,%s,%s,%.0f,%.5f,%.5f,%.1f,%.1f,%.1f,%.1f,%s\n", device.name.c_str(), date.c_str(),
                    r.kernel.c_str(), r.shape.c_str(), r.bytes, r.time.median_ms, r.time.min_ms, gbps, memcpy,
                    100.0 * gbps / memcpy, 100.0 * gbps / wb::dram_peak_gbs(device), r.pass ? "PASS" : "FAIL");
       all_pass = all_pass && r.pass;
     }
     std::fclose(csv);
-    std::printf("CSV written to %s\n", out.c_str());
+    std::printf("CSV written to %s\n", args.out.c_str());
     return all_pass ? wb::kExitPass : wb::kExitFail;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "p2_bench: error: %s\n", e.what());
-    return wb::kExitFail;
-  }
+  });
 }

@@ -5,11 +5,11 @@
 // The defaults are 1 GiB and 64 MiB of floats. Inputs are exactly summable (multiples of 1/256 with
 // random signs), so every sum is checked to the last bit.
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include "common/args.h"
+#include "common/bench_tool.h"
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
@@ -21,15 +21,14 @@
 
 namespace {
 
-const char* kUsage =
+const wb::BenchToolSpec kTool = {
+    "p3_bench",
     "usage: p3_bench [--elements 256M,16M] [--repeat N] [--out p3_bench.csv]\n"
     "Times every phase 3 reference reduction and CUB DeviceReduce::Sum (L2 flushed between repeats) on\n"
-    "the same floats, checks each sum exactly, and writes the results as CSV.\n";
-
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "p3_bench: %s\n%s", why.c_str(), kUsage);
-  return wb::kExitUsage;
-}
+    "the same floats, checks each sum exactly, and writes the results as CSV.\n",
+    {"--elements"},
+    10,
+    "p3_bench.csv"};
 
 struct Row {
   std::string step, kernel;
@@ -62,34 +61,11 @@ const struct {
 
 int main(int argc, char** argv) {
   std::vector<std::size_t> elements = {std::size_t(256) << 20, std::size_t(16) << 20};
-  int repeat = 10;
-  std::string out = "p3_bench.csv";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return wb::kExitPass;
-    }
-    if (i + 1 >= argc) return usage_error("unknown option or missing value: '" + arg + "'");
-    const std::string value = argv[++i];
-    std::size_t n = 0;
-    if (arg == "--elements") {
-      if (!wb::parse_count_list(value, &elements, false)) return usage_error("--elements needs counts like 256M,16M");
-    } else if (arg == "--repeat") {
-      if (!wb::parse_count(value, &n, false) || n > 1000) return usage_error("--repeat needs 1 to 1000");
-      repeat = static_cast<int>(n);
-    } else if (arg == "--out") {
-      out = value;
-    } else {
-      return usage_error("unknown option '" + arg + "'");
-    }
-  }
-  const wb::GpuStatus gpu = wb::probe_gpu();
-  if (!gpu.usable) {
-    std::printf("%s\n", gpu.message.c_str());
-    return gpu.exit_code;
-  }
-  try {
+  auto take_elements = [&elements](const std::string&, const std::string& value) -> std::string {
+    return wb::parse_count_list(value, &elements, false) ? "" : "--elements needs counts like 256M,16M";
+  };
+  return wb::run_bench_tool(kTool, argc, argv, take_elements, [&elements](const wb::BenchToolArgs& args) {
+    const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
     const double peak = wb::dram_peak_gbs(device);
     const wb::BenchOptions options{2, repeat, true};
@@ -126,21 +102,15 @@ int main(int argc, char** argv) {
         add_row(rung.step, rung.name, t, verdict.empty());
       }
     }
-    std::FILE* csv = std::fopen(out.c_str(), "w");
-    if (csv == nullptr) return usage_error("cannot write '" + out + "'");
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::FILE* csv = wb::open_bench_csv(args.out);
+    const std::string date = wb::utc_date();
     std::fprintf(csv, "device,date,step,kernel,n,bytes,median_ms,min_ms,spread_pct,gbs,hbm_peak_pct,cub_pct,pass\n");
     for (const Row& r : rows)
-      std::fprintf(csv, "\"%s\",%s,%s,%s,%zu,%zu,%.5f,%.5f,%.2f,%.1f,%.1f,%.1f,%s\n", device.name.c_str(), date,
+      std::fprintf(csv, "\"%s\",%s,%s,%s,%zu,%zu,%.5f,%.5f,%.2f,%.1f,%.1f,%.1f,%s\n", device.name.c_str(), date.c_str(),
                    r.step.c_str(), r.kernel.c_str(), r.n, 4 * r.n, r.time.median_ms, r.time.min_ms, r.time.spread_pct,
                    r.gbs, 100.0 * r.gbs / peak, r.cub_pct, r.pass ? "PASS" : "FAIL");
     std::fclose(csv);
-    std::printf("CSV written to %s\n", out.c_str());
+    std::printf("CSV written to %s\n", args.out.c_str());
     return all_pass ? wb::kExitPass : wb::kExitFail;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "p3_bench: error: %s\n", e.what());
-    return wb::kExitFail;
-  }
+  });
 }

@@ -8,7 +8,6 @@
 // 4.01 coo_to_csr is a conversion, not an SpMV: its row times COO -> CSR on the same matrix, its GB/s
 // counts the COO read once and the CSR written once, and it has no % of cuSPARSE.
 #include <cstdio>
-#include <ctime>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "common/args.h"
+#include "common/bench_tool.h"
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
@@ -26,15 +26,14 @@
 
 namespace {
 
-const char* kUsage =
+const wb::BenchToolSpec kTool = {
+    "p4_bench",
     "usage: p4_bench [--rows 4M] [--gen poisson,uniform,powerlaw,banded,block] [--repeat N] [--out p4_bench.csv]\n"
     "Times every phase 4 reference kernel on each generated matrix (L2 flushed between repeats) against\n"
-    "cuSPARSE CSR SpMV measured in the same run, checks each result, and writes the results as CSV.\n";
-
-int usage_error(const std::string& why) {
-  std::fprintf(stderr, "p4_bench: %s\n%s", why.c_str(), kUsage);
-  return wb::kExitUsage;
-}
+    "cuSPARSE CSR SpMV measured in the same run, checks each result, and writes the results as CSV.\n",
+    {"--rows", "--gen"},
+    10,
+    "p4_bench.csv"};
 
 struct Row {
   std::string generator, kernel, status;
@@ -131,42 +130,19 @@ std::vector<Kernel> spmv_kernels() {
 int main(int argc, char** argv) {
   std::size_t rows = std::size_t(4) << 20;
   std::vector<std::string> generators = spmv_generator_names();
-  int repeat = 10;
-  std::string out = "p4_bench.csv";
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      return wb::kExitPass;
+  auto take_option = [&](const std::string& name, const std::string& value) -> std::string {
+    if (name == "--rows")
+      return wb::parse_count(value, &rows, false) && rows <= (std::size_t(1) << 26) ? "" : "--rows needs 1 to 64M";
+    generators = split(value);
+    for (const std::string& g : generators) {
+      bool known = false;
+      for (const std::string& known_name : spmv_generator_names()) known = known || g == known_name;
+      if (!known) return "unknown generator '" + g + "'";
     }
-    if (i + 1 >= argc) return usage_error("unknown option or missing value: '" + arg + "'");
-    const std::string value = argv[++i];
-    std::size_t n = 0;
-    if (arg == "--rows") {
-      if (!wb::parse_count(value, &rows, false) || rows > (std::size_t(1) << 26))
-        return usage_error("--rows needs 1 to 64M");
-    } else if (arg == "--gen") {
-      generators = split(value);
-      for (const std::string& g : generators) {
-        bool known = false;
-        for (const std::string& name : spmv_generator_names()) known = known || g == name;
-        if (!known) return usage_error("unknown generator '" + g + "'");
-      }
-    } else if (arg == "--repeat") {
-      if (!wb::parse_count(value, &n, false) || n > 1000) return usage_error("--repeat needs 1 to 1000");
-      repeat = static_cast<int>(n);
-    } else if (arg == "--out") {
-      out = value;
-    } else {
-      return usage_error("unknown option '" + arg + "'");
-    }
-  }
-  const wb::GpuStatus gpu = wb::probe_gpu();
-  if (!gpu.usable) {
-    std::printf("%s\n", gpu.message.c_str());
-    return gpu.exit_code;
-  }
-  try {
+    return "";
+  };
+  return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
+    const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
     const wb::BenchOptions options{2, repeat, true};
     std::printf("%s\n", wb::describe(device).c_str());
@@ -239,11 +215,8 @@ int main(int argc, char** argv) {
       print(results.back());
     }
 
-    std::FILE* csv = std::fopen(out.c_str(), "w");
-    if (csv == nullptr) return usage_error("cannot write '" + out + "'");
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::FILE* csv = wb::open_bench_csv(args.out);
+    const std::string date = wb::utc_date();
     std::fprintf(csv,
                  "device,date,generator,rows,cols,nnz,kernel,median_ms,min_ms,gflops,gbps,pct_of_peak,"
                  "cusparse_csr_ms,pct_of_cusparse_csr,status\n");
@@ -251,8 +224,8 @@ int main(int argc, char** argv) {
     for (const Row& r : results) {
       const bool timed = r.status != "SKIP";
       const double gbps = timed ? wb::gb_per_s(r.bytes, r.time.median_ms) : 0.0;
-      std::fprintf(csv, "%s,%s,%s,%d,%d,%lld,%s,", device.name.c_str(), date, r.generator.c_str(), r.rows, r.cols,
-                   r.nnz, r.kernel.c_str());
+      std::fprintf(csv, "%s,%s,%s,%d,%d,%lld,%s,", device.name.c_str(), date.c_str(), r.generator.c_str(), r.rows,
+                   r.cols, r.nnz, r.kernel.c_str());
       if (timed) {
         std::fprintf(csv, "%.5f,%.5f,%.1f,%.1f,%.1f,", r.time.median_ms, r.time.min_ms,
                      wb::gflop_per_s(r.flop, r.time.median_ms), gbps, 100.0 * gbps / wb::dram_peak_gbs(device));
@@ -268,10 +241,7 @@ int main(int argc, char** argv) {
       all_pass = all_pass && r.status != "FAIL";
     }
     std::fclose(csv);
-    std::printf("CSV written to %s\n", out.c_str());
+    std::printf("CSV written to %s\n", args.out.c_str());
     return all_pass ? wb::kExitPass : wb::kExitFail;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "p4_bench: error: %s\n", e.what());
-    return wb::kExitFail;
-  }
+  });
 }

@@ -2,13 +2,10 @@
 // Graded tests for 4.05 csr_adaptive: the phase's matrix suite, then the cases its row blocks make
 // risky: a last row far longer than a chunk (summed by the whole block), rows ending exactly on chunk
 // boundaries, chunks that hold thousands of empty rows, and a plan reused across calls.
-#include <algorithm>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/buffer.h"
-#include "common/data.h"
 #include "common/testing.h"
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
@@ -36,27 +33,6 @@ void run_adaptive_twice(DeviceMatrix& m, const float* x, float* y, cudaStream_t 
   CUDA_CHECK(cudaMemsetAsync(y, 0xff, sizeof(float) * static_cast<std::size_t>(a.rows), stream));  // NaN again
   spmv_csr_adaptive(a, plan.data(), x, y, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-// Rows of `length(r)` entries at consecutive columns (wrapping), values in [-1, 1) from `seed`.
-template <typename Length>
-sp::Csr rows_of_lengths(int rows, int cols, Length length, std::uint64_t seed) {
-  sp::Csr a;
-  a.rows = rows;
-  a.cols = cols;
-  a.row_ptr.push_back(0);
-  std::vector<int> picked;
-  for (int r = 0; r < rows; ++r) {
-    const int len = length(r);
-    picked.clear();
-    for (int k = 0; k < len; ++k) picked.push_back((r * 7 + k) % cols);
-    std::sort(picked.begin(), picked.end());
-    a.col.insert(a.col.end(), picked.begin(), picked.end());
-    a.row_ptr.push_back(static_cast<int>(a.col.size()));
-  }
-  a.val = wb::random_floats(a.col.size(), seed);
-  sp::validate(a);
-  return a;
 }
 
 std::vector<SpmvCase> adaptive_cases() {

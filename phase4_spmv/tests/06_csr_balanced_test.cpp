@@ -2,13 +2,10 @@
 // Graded tests for 4.06 csr_balanced: the phase's matrix suite, then what merge path makes risky: rows
 // that span several tiles (several carries into one row), tiles that end exactly on a row's end (a
 // zero carry), tiles made only of row ends (thousands of empty rows), and a workspace reused.
-#include <algorithm>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/buffer.h"
-#include "common/data.h"
 #include "common/testing.h"
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
@@ -32,27 +29,6 @@ void run_balanced_twice(DeviceMatrix& m, const float* x, float* y, cudaStream_t 
   CUDA_CHECK(cudaMemsetAsync(y, 0xff, sizeof(float) * static_cast<std::size_t>(a.rows), stream));  // NaN again
   spmv_csr_balanced(a, x, y, workspace.data(), stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-// Rows of `length(r)` entries at consecutive columns (wrapping), values in [-1, 1) from `seed`.
-template <typename Length>
-sp::Csr rows_of_lengths(int rows, int cols, Length length, std::uint64_t seed) {
-  sp::Csr a;
-  a.rows = rows;
-  a.cols = cols;
-  a.row_ptr.push_back(0);
-  std::vector<int> picked;
-  for (int r = 0; r < rows; ++r) {
-    const int len = length(r);
-    picked.clear();
-    for (int k = 0; k < len; ++k) picked.push_back((r * 7 + k) % cols);
-    std::sort(picked.begin(), picked.end());
-    a.col.insert(a.col.end(), picked.begin(), picked.end());
-    a.row_ptr.push_back(static_cast<int>(a.col.size()));
-  }
-  a.val = wb::random_floats(a.col.size(), seed);
-  sp::validate(a);
-  return a;
 }
 
 // A tile is 896 merge items (row ends + entries) in the reference solution; the cases below are built

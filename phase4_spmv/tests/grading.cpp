@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/buffer.h"
+#include "common/data.h"
 #include "common/testing.h"
 #include "phase4_spmv/tolerance.h"
 
@@ -113,6 +114,25 @@ std::vector<int> spmv_suite_indices(bool skip_ell_explosions) {
   for (std::size_t i = 0; i < suite.size(); ++i)
     if (!(skip_ell_explosions && suite[i].ell_explodes)) out.push_back(static_cast<int>(i));
   return out;
+}
+
+sp::Csr rows_of_lengths(int rows, int cols, const std::function<int(int)>& length, std::uint64_t seed) {
+  sp::Csr a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr.push_back(0);
+  std::vector<int> picked;
+  for (int r = 0; r < rows; ++r) {
+    const int len = length(r);
+    picked.clear();
+    for (int k = 0; k < len; ++k) picked.push_back((r * 7 + k) % cols);
+    std::sort(picked.begin(), picked.end());
+    a.col.insert(a.col.end(), picked.begin(), picked.end());
+    a.row_ptr.push_back(static_cast<int>(a.col.size()));
+  }
+  a.val = wb::random_floats(a.col.size(), seed);
+  sp::validate(a);
+  return a;
 }
 
 namespace {

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#include "common/bench_tool.h"
+
+#include <algorithm>
+#include <ctime>
+#include <exception>
+
+#include "common/gpu.h"
+
+namespace wb {
+namespace {
+
+int usage_error(const BenchToolSpec& spec, const std::string& why) {
+  std::fprintf(stderr, "%s: %s\n%s", spec.name.c_str(), why.c_str(), spec.usage.c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+BenchParseResult parse_bench_args(const BenchToolSpec& spec, int argc, const char* const* argv,
+                                  const BenchOptionFn& on_tool_option) {
+  BenchParseResult result;
+  result.args.repeat = spec.default_repeat;
+  result.args.out = spec.default_out;
+  auto fail = [&result](const std::string& why) {
+    result.status = ParseStatus::Error;
+    result.error = why;
+    return result;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      result.status = ParseStatus::Help;
+      return result;
+    }
+    const bool is_tool_option =
+        std::find(spec.tool_options.begin(), spec.tool_options.end(), arg) != spec.tool_options.end();
+    // Every option takes a value, so a name we do not know is refused before its value is looked at.
+    if (arg != "--repeat" && arg != "--out" && !is_tool_option) return fail("unknown option '" + arg + "'");
+    if (i + 1 >= argc) return fail(arg + " needs a value");
+    const std::string value = argv[++i];
+    if (arg == "--repeat") {
+      std::size_t n = 0;
+      if (!parse_count(value, &n, false) || n > 1000) return fail("--repeat needs 1 to 1000");
+      result.args.repeat = static_cast<int>(n);
+    } else if (arg == "--out") {
+      result.args.out = value;
+    } else {
+      const std::string refusal = on_tool_option ? on_tool_option(arg, value) : "unknown option '" + arg + "'";
+      if (!refusal.empty()) return fail(refusal);
+    }
+  }
+  return result;
+}
+
+int run_bench_tool(const BenchToolSpec& spec, int argc, char** argv, const BenchOptionFn& on_tool_option,
+                   const BenchBodyFn& body) {
+  const BenchParseResult parsed = parse_bench_args(spec, argc, argv, on_tool_option);
+  if (parsed.status == ParseStatus::Help) {
+    std::printf("%s", spec.usage.c_str());
+    return kExitPass;
+  }
+  if (parsed.status == ParseStatus::Error) return usage_error(spec, parsed.error);
+  // Before any CUDA call of the body, so a machine without a GPU reports a skip, not a failure.
+  const GpuStatus gpu = probe_gpu();
+  if (!gpu.usable) {
+    std::printf("%s\n", gpu.message.c_str());
+    return gpu.exit_code;
+  }
+  try {
+    return body(parsed.args);
+  } catch (const UsageError& e) {  // input found unusable only once the tool ran (e.g. --out)
+    return usage_error(spec, e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", spec.name.c_str(), e.what());
+    return kExitFail;
+  }
+}
+
+std::FILE* open_bench_csv(const std::string& path) {
+  std::FILE* csv = std::fopen(path.c_str(), "w");
+  if (csv == nullptr) throw UsageError("cannot write '" + path + "'");
+  return csv;
+}
+
+std::string utc_date() {
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  return date;
+}
+
+}  // namespace wb
