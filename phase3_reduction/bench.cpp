@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
     }
     std::FILE* csv = wb::open_bench_csv(args.out);
     const std::string date = wb::utc_date();
-    std::fprintf(csv, "device,date,step,kernel,n,bytes,median_ms,min_ms,spread_pct,gbs,hbm_peak_pct,cub_pct,pass\n");
+    std::fprintf(csv,
+                 "device,date,id,kernel,size,bytes,median_ms,min_ms,spread_pct,gbps,pct_of_peak,pct_of_cub,status\n");
     for (const Row& r : rows)
       std::fprintf(csv, "\"%s\",%s,%s,%s,%zu,%zu,%.5f,%.5f,%.2f,%.1f,%.1f,%.1f,%s\n", device.name.c_str(), date.c_str(),
                    r.step.c_str(), r.kernel.c_str(), r.n, 4 * r.n, r.time.median_ms, r.time.min_ms, r.time.spread_pct,

@@ -76,11 +76,14 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
       return kExitFailed;
     }
     std::string error;
-    if (const std::optional<std::string> text = read_file(ladder_csv_path))
-      for (const BenchRow& row : parse_bench_csv(*text, &error))
-        csv += "ladder," + (row.id.empty() ? "-" : row.id) + "," + row.launcher + "," + csv_field(row.size) + ",,,," +
-               format_number(row.pct_of_peak) + ",peak," + format_number(row.pct_of_library) + ",% of " + row.library +
-               "," + (row.pass ? "PASS" : "FAIL") + ",\n";
+    const std::optional<std::string> text = read_file(ladder_csv_path);
+    const std::vector<BenchRow> ladder_rows = text ? parse_bench_csv(*text, &error) : std::vector<BenchRow>{};
+    if (!text) error = "it wrote no " + ladder_csv_path;
+    if (!error.empty()) std::printf("(the ladder's rows are left out of %s.csv: %s)\n", name.c_str(), error.c_str());
+    for (const BenchRow& row : ladder_rows)
+      csv += "ladder," + (row.id.empty() ? "-" : row.id) + "," + row.launcher + "," + csv_field(row.size) + ",,,," +
+             format_number(row.pct_of_peak) + ",peak," + format_number(row.pct_of_library) + ",% of " + row.library +
+             "," + (row.pass ? "PASS" : "FAIL") + ",\n";
   } else if (!bench_args.empty()) {
     std::printf("(no phase benchmark here: the arguments after -- are ignored)\n");
   }

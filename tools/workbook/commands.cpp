@@ -209,7 +209,6 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
   }
   std::string measured;
   if (options.measure) {
-    if (!build_targets(ctx, {exercise.target}, true, &errors)) errors.clear();
     RunOptions lesson_options;
     lesson_options.timeout_s = kTestTimeoutS;
     const ProcessResult lesson = run_process({exercise.learner_lesson, "--csv"}, lesson_options);

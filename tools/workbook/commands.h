@@ -6,16 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "common/gpu.h"
 #include "tools/workbook/args.h"
 #include "tools/workbook/manifest.h"
 #include "tools/workbook/progress.h"
 
 namespace wbcli {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitNoGpu = 77;
+// The project's exit codes (common/gpu.h): the tool passes them through from lessons and tests.
+constexpr int kExitOk = wb::kExitPass;
+constexpr int kExitFailed = wb::kExitFail;
+constexpr int kExitUsage = wb::kExitUsage;
+constexpr int kExitNoGpu = wb::kExitSkip;
 
 struct Context {
   std::string source_dir;

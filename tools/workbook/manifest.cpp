@@ -31,9 +31,7 @@ std::vector<const Exercise*> Manifest::in_phase(int phase) const {
   return found;
 }
 
-std::string manifest_path(const std::string& build_dir) {
-  return join_path(build_dir, "workbook_exercises.tsv");
-}
+std::string manifest_path(const std::string& build_dir) { return join_path(build_dir, "workbook_exercises.tsv"); }
 
 ManifestResult parse_manifest(const std::string& text) {
   Manifest manifest;

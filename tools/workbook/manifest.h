@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The exercise registry build/<preset>/workbook_exercises.tsv, written by workbook_finalize() in cmake/WorkbookExercise.cmake from
-// the workbook_exercise() calls: the one place exercise metadata comes from.
+// The exercise registry build/<preset>/workbook_exercises.tsv, written by workbook_finalize() in
+// cmake/WorkbookExercise.cmake from the workbook_exercise() calls: the one place exercise metadata comes from.
 #pragma once
 
 #include <optional>

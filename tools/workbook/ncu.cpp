@@ -54,15 +54,6 @@ std::vector<std::string> split_quoted_csv(const std::string& line) {
   return fields;
 }
 
-std::string short_kernel_name(const std::string& name) {
-  std::string shortened = name.substr(0, name.find('('));
-  if (starts_with(shortened, "void ")) shortened = shortened.substr(5);
-  const std::string anonymous = "<unnamed>::";  // kernels in an anonymous namespace
-  for (std::string::size_type at = shortened.find(anonymous); at != std::string::npos; at = shortened.find(anonymous))
-    shortened.erase(at, anonymous.size());
-  return trim(shortened);
-}
-
 }  // namespace
 
 NcuReport parse_ncu_csv(const std::string& text) {

@@ -55,16 +55,6 @@ void parse_location(const std::string& text, std::string* kernel, std::string* f
   }
 }
 
-std::string kernel_short_name(const std::string& kernel) {
-  std::string name = kernel.substr(0, kernel.find('('));
-  if (starts_with(name, "void ")) name = name.substr(5);
-  // Kernels in an anonymous namespace print as "<unnamed>::name".
-  const std::string anonymous = "<unnamed>::";
-  for (std::string::size_type at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous))
-    name.erase(at, anonymous.size());
-  return trim(name);
-}
-
 std::string who(const SanitizerFinding& f) {
   if (!f.thread.present) return "a thread";
   auto one_d = [](const Dim3Text& d) { return d.y == 0 && d.z == 0; };
@@ -318,7 +308,7 @@ std::string explain_finding(const SanitizerFinding& f, const SourceLookup& looku
   }
   if (f.repeats > 1) sentence += "; " + std::to_string(f.repeats - 1) + " more reports at the same line";
   if (f.kind == FindingKind::InvalidAccess || f.kind == FindingKind::Uninitialized || f.kind == FindingKind::Barrier)
-    if (!f.kernel.empty()) sentence += " [in " + kernel_short_name(f.kernel) + "]";
+    if (!f.kernel.empty()) sentence += " [in " + short_kernel_name(f.kernel) + "]";
   return sentence;
 }
 

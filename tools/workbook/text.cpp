@@ -42,6 +42,15 @@ std::string trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(space) - first + 1);
 }
 
+std::string short_kernel_name(const std::string& name) {
+  std::string shortened = name.substr(0, name.find('('));
+  if (starts_with(shortened, "void ")) shortened = shortened.substr(5);
+  const std::string anonymous = "<unnamed>::";
+  for (std::string::size_type at = shortened.find(anonymous); at != std::string::npos; at = shortened.find(anonymous))
+    shortened.erase(at, anonymous.size());
+  return trim(shortened);
+}
+
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 bool ends_with(const std::string& text, const std::string& suffix) {

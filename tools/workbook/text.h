@@ -11,6 +11,9 @@ namespace wbcli {
 std::vector<std::string> split(const std::string& text, char separator);
 std::vector<std::string> split_lines(const std::string& text);
 std::string trim(const std::string& text);
+// "void ns::<unnamed>::my_kernel<float>(const float*, int)" -> "ns::my_kernel<float>": a kernel's name as
+// compute-sanitizer and ncu print it, without its return type, parameters and anonymous namespace.
+std::string short_kernel_name(const std::string& name);
 bool starts_with(const std::string& text, const std::string& prefix);
 bool ends_with(const std::string& text, const std::string& suffix);
 bool contains(const std::string& text, const std::string& part);

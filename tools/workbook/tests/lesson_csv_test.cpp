@@ -52,6 +52,17 @@ TEST_CASE("benchmark CSVs are read by column name", "[host][workbook]") {
   CHECK(p2[0].size == "n=64M");
   CHECK(p2[0].library == "memcpy");
   CHECK_FALSE(p2[0].pass);
+  const std::vector<wbcli::BenchRow> p3 = wbcli::parse_bench_csv(
+      "device,date,id,kernel,size,bytes,median_ms,min_ms,spread_pct,gbps,pct_of_peak,pct_of_cub,status\n"
+      "\"H100\",2026-11-23,3.08,reduce_shuffle,268435456,1073741824,0.36,0.36,0.10,2954.0,88.1,98.9,PASS\n",
+      &error);
+  REQUIRE(error.empty());
+  REQUIRE(p3.size() == 1);
+  CHECK(p3[0].id == "3.08");
+  CHECK(p3[0].size == "268435456");
+  CHECK(p3[0].library == "cub");
+  CHECK(p3[0].pct_of_library == 98.9);
+  CHECK(p3[0].pct_of_peak == 88.1);
   wbcli::parse_bench_csv("a,b\n1,2\n", &error);
   CHECK(error.find("pct_of_") != std::string::npos);
 }
