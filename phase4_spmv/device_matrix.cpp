@@ -31,9 +31,6 @@ struct DeviceMatrix::Storage {
   wb::DeviceBuffer<float> bsr_val;
 
   std::unique_ptr<wb::sparse::PatternBlocks> pb;
-  wb::DeviceBuffer<int> pb_row_ptr, pb_col, pb_template_of_block, pb_value_offset;
-  wb::DeviceBuffer<std::uint16_t> pb_templates;
-  wb::DeviceBuffer<float> pb_values;
 };
 
 DeviceMatrix::DeviceMatrix(wb::sparse::Csr host) : host_(std::move(host)), storage_(new Storage) {
@@ -118,32 +115,6 @@ Bsr4View DeviceMatrix::bsr4() {
 }
 
 const wb::sparse::PatternBlocks& DeviceMatrix::host_pattern_blocks() {
-  if (!storage_->pb) {
-    storage_->pb.reset(new wb::sparse::PatternBlocks(wb::sparse::csr_to_pattern_blocks(host_)));
-    const wb::sparse::PatternBlocks& p = *storage_->pb;
-    upload(storage_->pb_row_ptr, p.block_row_ptr);
-    upload(storage_->pb_col, p.block_col);
-    upload(storage_->pb_templates, p.templates);
-    upload(storage_->pb_template_of_block, p.template_of_block);
-    upload(storage_->pb_value_offset, p.value_offset);
-    upload(storage_->pb_values, p.values);
-  }
+  if (!storage_->pb) storage_->pb.reset(new wb::sparse::PatternBlocks(wb::sparse::csr_to_pattern_blocks(host_)));
   return *storage_->pb;
-}
-
-PatternBlocksView DeviceMatrix::pattern_blocks() {
-  const wb::sparse::PatternBlocks& p = host_pattern_blocks();
-  PatternBlocksView v;
-  v.rows = p.rows;
-  v.cols = p.cols;
-  v.block_rows = static_cast<int>(p.block_row_ptr.size()) - 1;
-  v.blocks = static_cast<int>(p.blocks());
-  v.template_count = static_cast<int>(p.templates.size());
-  v.block_row_ptr = storage_->pb_row_ptr.data();
-  v.block_col = storage_->pb_col.data();
-  v.templates = storage_->pb_templates.data();
-  v.template_of_block = storage_->pb_template_of_block.data();
-  v.value_offset = storage_->pb_value_offset.data();
-  v.values = storage_->pb_values.data();
-  return v;
 }

@@ -33,7 +33,7 @@ class DeviceMatrix {
   const wb::sparse::Ell& host_ell(std::size_t max_padded_entries = std::size_t(1) << 28);
   Bsr4View bsr4();
   const wb::sparse::Bsr4& host_bsr4();
-  PatternBlocksView pattern_blocks();
+  // Host only: 4.07's BlockTiledMatrix builds its own device layout from it.
   const wb::sparse::PatternBlocks& host_pattern_blocks();
 
  private:

@@ -233,8 +233,6 @@ SpmvBench::SpmvBench(wb::sparse::Csr a, std::uint64_t seed) : buffers_(new Buffe
 SpmvBench::~SpmvBench() = default;
 
 DeviceMatrix& SpmvBench::matrix() { return *buffers_->matrix; }
-const float* SpmvBench::x() const { return buffers_->x.data(); }
-float* SpmvBench::y() { return buffers_->y->data(); }
 
 bool SpmvBench::verify(const std::string& what, const SpmvRun& run) {
   Buffers& b = *buffers_;

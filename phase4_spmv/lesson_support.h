@@ -86,8 +86,6 @@ class SpmvBench {
   SpmvBench& operator=(const SpmvBench&) = delete;
 
   DeviceMatrix& matrix();
-  const float* x() const;
-  float* y();
   // Poisons y, runs once, compares with the reference under the per-row tolerance and checks y's
   // guards; prints the report to stderr and returns false when wrong.
   bool verify(const std::string& what, const SpmvRun& run);

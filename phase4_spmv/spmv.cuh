@@ -45,18 +45,6 @@ struct Bsr4View {
   const float* val = nullptr;  // 16 * blocks
 };
 
-// SPASM-style blocks: each block stores only its nonzeros and names its 16-bit pattern through a
-// template index (templates sorted most frequent first); bit 4 * i + j is entry (i, j) of the block.
-struct PatternBlocksView {
-  int rows = 0, cols = 0, block_rows = 0, blocks = 0, template_count = 0;
-  const int* block_row_ptr = nullptr;  // block_rows + 1 entries
-  const int* block_col = nullptr;
-  const std::uint16_t* templates = nullptr;  // template_count masks
-  const int* template_of_block = nullptr;    // blocks entries
-  const int* value_offset = nullptr;         // blocks + 1 entries into values
-  const float* values = nullptr;             // each block's nonzeros in mask-bit order
-};
-
 // ---- 4.01 coo_to_csr --------------------------------------------------------------------------------
 // Builds the CSR form of `coo` (entries in any order, no duplicates) on the GPU: row_ptr (rows + 1),
 // col and val (nnz each), columns sorted within each row, exactly like wb::sparse::coo_to_csr.
@@ -97,8 +85,7 @@ void spmv_cusparse_csr(const CsrView& a, const float* x, float* y, cudaStream_t 
 // once per matrix, then run spmv_csr_adaptive as often as you like.
 int spmv_csr_adaptive_plan_entries(const CsrView& a);
 void spmv_csr_adaptive_plan(const CsrView& a, int* row_block_start, cudaStream_t stream);
-void spmv_csr_adaptive(const CsrView& a, const int* row_block_start, const float* x, float* y,
-                       cudaStream_t stream);
+void spmv_csr_adaptive(const CsrView& a, const int* row_block_start, const float* x, float* y, cudaStream_t stream);
 
 // ---- 4.06 csr_balanced ------------------------------------------------------------------------------
 // Merge-path CSR: the rows' ends and the entries form one merged list of rows + nnz items, cut into
@@ -124,11 +111,11 @@ struct PatternBlocks;
 
 struct BlockTiledView {
   int rows = 0, cols = 0, block_rows = 0, tiles = 0, template_count = 0;
-  const int* block_row_ptr = nullptr;        // block_rows + 1 entries (blocks in sorted order)
-  const int2* block_position = nullptr;      // per block: {x index of its first column, value offset}
+  const int* block_row_ptr = nullptr;    // block_rows + 1 entries (blocks in sorted order)
+  const int2* block_position = nullptr;  // per block: {x index of its first column, value offset}
   const std::uint16_t* block_template = nullptr;
   const std::uint32_t* template_rows = nullptr;  // per template: byte i = row i's mask | first value << 4
-  const int2* tile_window = nullptr;         // per tile: {first column, length}; length -1: read x directly
+  const int2* tile_window = nullptr;             // per tile: {first column, length}; length -1: read x directly
   const float* values = nullptr;
 };
 

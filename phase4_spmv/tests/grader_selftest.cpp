@@ -27,20 +27,7 @@ struct Plant {
 
 // 1000 x 1000, 9 per row, every third row empty.
 wb::sparse::Csr with_empty_rows() {
-  wb::sparse::Csr full = wb::sparse::random_uniform(1000, 1000, 9, 41);
-  wb::sparse::Csr out;
-  out.rows = out.cols = 1000;
-  out.row_ptr.push_back(0);
-  for (int r = 0; r < 1000; ++r) {
-    if (r % 3 != 0) {
-      for (int k = full.row_ptr[r]; k < full.row_ptr[r + 1]; ++k) {
-        out.col.push_back(full.col[k]);
-        out.val.push_back(full.val[k]);
-      }
-    }
-    out.row_ptr.push_back(static_cast<int>(out.col.size()));
-  }
-  return out;
+  return empty_some_rows(wb::sparse::random_uniform(1000, 1000, 9, 41), [](int r) { return r % 3 != 0; });
 }
 
 }  // namespace

@@ -22,22 +22,6 @@ sp::Csr empty_matrix(int rows, int cols) {
   return a;
 }
 
-// Keeps only the rows for which keep(r) is true; the others become empty.
-template <typename Keep>
-sp::Csr empty_some_rows(const sp::Csr& in, Keep keep) {
-  sp::Csr out = empty_matrix(in.rows, in.cols);
-  for (int r = 0; r < in.rows; ++r) {
-    if (keep(r)) {
-      for (int k = in.row_ptr[r]; k < in.row_ptr[r + 1]; ++k) {
-        out.col.push_back(in.col[k]);
-        out.val.push_back(in.val[k]);
-      }
-    }
-    out.row_ptr[r + 1] = static_cast<int>(out.col.size());
-  }
-  return out;
-}
-
 // The top-left rows x cols corner: block structure whose size is no multiple of 4.
 sp::Csr corner(const sp::Csr& in, int rows, int cols) {
   sp::Csr out = empty_matrix(rows, cols);
@@ -113,6 +97,20 @@ std::vector<int> spmv_suite_indices(bool skip_ell_explosions) {
   std::vector<int> out;
   for (std::size_t i = 0; i < suite.size(); ++i)
     if (!(skip_ell_explosions && suite[i].ell_explodes)) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+sp::Csr empty_some_rows(const sp::Csr& in, const std::function<bool(int)>& keep) {
+  sp::Csr out = empty_matrix(in.rows, in.cols);
+  for (int r = 0; r < in.rows; ++r) {
+    if (keep(r)) {
+      for (int k = in.row_ptr[r]; k < in.row_ptr[r + 1]; ++k) {
+        out.col.push_back(in.col[k]);
+        out.val.push_back(in.val[k]);
+      }
+    }
+    out.row_ptr[r + 1] = static_cast<int>(out.col.size());
+  }
   return out;
 }
 

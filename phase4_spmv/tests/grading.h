@@ -32,6 +32,9 @@ std::string grade_spmv(const std::string& launcher, const SpmvRun& run, const wb
 // failure message.
 void check_spmv(const std::string& launcher, const SpmvRun& run, const SpmvCase& c);
 
+// `in` with only the rows for which keep(r) is true; the others become empty.
+wb::sparse::Csr empty_some_rows(const wb::sparse::Csr& in, const std::function<bool(int)>& keep);
+
 // Rows of `length(r)` entries at consecutive columns (wrapping), values in [-1, 1) from `seed`: the
 // row-length patterns that stress one kernel's way of splitting the work (4.05, 4.06).
 wb::sparse::Csr rows_of_lengths(int rows, int cols, const std::function<int(int)>& length, std::uint64_t seed);
