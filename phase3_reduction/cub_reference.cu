@@ -18,7 +18,3 @@ wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchO
   if (sum_out != nullptr) *sum_out = result.download()[0];
   return stats;
 }
-
-double cub_reduce_gbs(const float* in, std::size_t n, const wb::BenchOptions& options) {
-  return wb::gb_per_s(4.0 * static_cast<double>(n), time_cub_reduce(in, n, options).median_ms);
-}

@@ -15,8 +15,6 @@
 // `options` as the lesson's (L2 flushed between repeats). Writes the sum to *sum_out when given.
 wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchOptions& options,
                                 float* sum_out = nullptr);
-// GB/s of CUB's reduction: 4 n bytes read over its median time.
-double cub_reduce_gbs(const float* in, std::size_t n, const wb::BenchOptions& options);
 
 struct NamedLauncher {
   const char* name;
