@@ -8,6 +8,7 @@
 #include "common/buffer.h"
 #include "common/check.h"
 #include "common/timer.h"
+#include "common/util.h"
 
 namespace wb {
 
@@ -91,7 +92,7 @@ int current_sm_count() {
 }
 
 int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm) {
-  const std::size_t needed = (items + static_cast<std::size_t>(block_size) - 1) / static_cast<std::size_t>(block_size);
+  const std::size_t needed = ceil_div(items, static_cast<std::size_t>(block_size));
   const std::size_t cap = static_cast<std::size_t>(current_sm_count()) * static_cast<std::size_t>(blocks_per_sm);
   return static_cast<int>(needed < cap ? needed : cap);
 }

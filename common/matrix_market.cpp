@@ -297,14 +297,8 @@ Coo read_matrix_market_file(const std::string& path) {
 
 void write_matrix_market(std::ostream& out, const Coo& a, const std::string& comment) {
   // Refused rather than written: the reader would reject the file (or, for sizes, we would read past the end).
-  if (a.rows < 0 || a.cols < 0) throw SparseError("write_matrix_market: negative dimensions");
-  if (a.row.size() != a.val.size() || a.col.size() != a.val.size())
-    throw SparseError("write_matrix_market: row, col and val have different lengths");
+  validate(a);
   for (std::size_t k = 0; k < a.val.size(); ++k) {
-    if (a.row[k] < 0 || a.row[k] >= a.rows || a.col[k] < 0 || a.col[k] >= a.cols)
-      throw SparseError("write_matrix_market: entry " + std::to_string(k) + " at (" + std::to_string(a.row[k]) + ", " +
-                        std::to_string(a.col[k]) + ") is outside the " + std::to_string(a.rows) + " x " +
-                        std::to_string(a.cols) + " matrix");
     if (!std::isfinite(a.val[k]))
       throw SparseError("write_matrix_market: entry " + std::to_string(k) +
                         " is not finite (Matrix Market has no NaN/inf)");

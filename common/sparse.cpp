@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "common/data.h"
+#include "common/util.h"
 
 namespace wb {
 namespace sparse {
@@ -35,8 +36,6 @@ int popcount16(unsigned mask) {
   for (; mask != 0; mask &= mask - 1) ++n;
   return n;
 }
-
-int ceil_div4(int n) { return n / 4 + (n % 4 != 0 ? 1 : 0); }
 
 // Every index array is int (what the kernels use), so counts past INT_MAX cannot be represented.
 int checked_int(long long n, const std::string& what) {
@@ -103,13 +102,13 @@ struct BlockLayout {
 };
 
 BlockLayout block_layout(const Csr& a) {
-  const int block_rows = ceil_div4(a.rows);
+  const int block_rows = wb::ceil_div(a.rows, 4);
   BlockLayout out;
   out.block_row_ptr.assign(static_cast<std::size_t>(block_rows) + 1, 0);
   out.block_of_entry.resize(a.nnz());
   // stamp[bc] = the block row that last saw block column bc; where[bc] = its block index there.
   // Touching only the block columns a block row uses keeps this O(nnz), not O(block rows * block cols).
-  std::vector<int> stamp(static_cast<std::size_t>(ceil_div4(a.cols)), -1), where(stamp.size());
+  std::vector<int> stamp(static_cast<std::size_t>(wb::ceil_div(a.cols, 4)), -1), where(stamp.size());
   std::vector<int> seen;
   for (int br = 0; br < block_rows; ++br) {
     const int r0 = 4 * br, r1 = std::min(a.rows, r0 + 4);
@@ -244,7 +243,7 @@ void validate(const Ell& a) {
 
 void validate(const Bsr4& a) {
   validate_sizes("bsr4: ", a.rows, a.cols);
-  const int block_rows = ceil_div4(a.rows), block_cols = ceil_div4(a.cols);
+  const int block_rows = wb::ceil_div(a.rows, 4), block_cols = wb::ceil_div(a.cols, 4);
   validate_row_ptr(a.block_row_ptr, block_rows, a.block_col.size(), "bsr4: ", "block_row_ptr", "block rows");
   const std::size_t want = 16 * a.blocks();
   if (a.val.size() != want)
@@ -268,7 +267,7 @@ void validate(const Bsr4& a) {
 
 void validate(const PatternBlocks& a) {
   validate_sizes("pattern_blocks: ", a.rows, a.cols);
-  const int block_rows = ceil_div4(a.rows), block_cols = ceil_div4(a.cols);
+  const int block_rows = wb::ceil_div(a.rows, 4), block_cols = wb::ceil_div(a.cols, 4);
   const std::string prefix = "pattern_blocks: ";
   validate_row_ptr(a.block_row_ptr, block_rows, a.block_col.size(), prefix, "block_row_ptr", "block rows");
   validate_block_cols(a.block_row_ptr, a.block_col, block_rows, block_cols, prefix);

@@ -14,6 +14,7 @@
 #include "common/catch.h"
 #include "common/data.h"
 #include "common/sparse.h"
+#include "common/verify.h"
 
 // The directory holding mtx/; CMake passes the absolute path. The fallback works when the tests run from
 // the repository root.
@@ -41,15 +42,13 @@ std::vector<Entry> entries(const Coo& a) {
   return out;
 }
 
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
 // Identical matrices: same shape, same entries in the same order, values equal bit for bit.
 bool identical(const Coo& a, const Coo& b) {
   if (a.rows != b.rows || a.cols != b.cols || a.nnz() != b.nnz()) return false;
   if (a.row.size() != a.nnz() || a.col.size() != a.nnz() || b.row.size() != b.nnz() || b.col.size() != b.nnz())
     return false;
   for (std::size_t k = 0; k < a.nnz(); ++k)
-    if (a.row[k] != b.row[k] || a.col[k] != b.col[k] || !same_bits(a.val[k], b.val[k])) return false;
+    if (a.row[k] != b.row[k] || a.col[k] != b.col[k] || !wb::same_bits(a.val[k], b.val[k])) return false;
   return true;
 }
 
@@ -133,7 +132,7 @@ TEST_CASE("real values in every decimal spelling parse to the nearest float", "[
   CHECK(a.val[2] == -280.0f);
   CHECK(a.val[3] == 3.0f);
   CHECK(a.val[4] == 0.5f);
-  CHECK(same_bits(a.val[5], -0.0f));
+  CHECK(wb::same_bits(a.val[5], -0.0f));
   CHECK(a.val[6] == std::numeric_limits<float>::denorm_min());  // underflow to a subnormal is not an error
   CHECK(a.val[7] == 0.1f);                                      // rounded once, straight to float
 }
