@@ -27,6 +27,19 @@ std::vector<double> rmsnorm_reference(const std::vector<float>& in, const std::v
   return out;
 }
 
+// The tolerance, relative, from the float operations of any correct kernel (u = 2^-24):
+//   the sum of cols squares: each square rounds (u), any order of adding cols positive terms errs by
+//   at most (cols - 1) u of the sum, so the sum is off by < cols u relative;
+//   / cols and + eps: 2 u; rsqrtf: at most 2 ulp = 4 u; rsqrt halves the relative error of its
+//   argument; x * inv_rms * weight: 2 u.
+// In all < (cols / 2 + 8) u; (cols + 16) u leaves a factor 2 for a tree vs a sequential sum and
+// still catches a sum instead of a mean (off by sqrt(cols)), a missing weight (random in [-2, 2]),
+// a missing eps (the zero row gives NaN, the tiny rows are off by 2x or more). A skipped element
+// stays poisoned (its output is never written); a read past the row's end meets the next row (one
+// extra square in a short row: about 1 / cols relative, over the bound up to ~2000 columns) or, in
+// the last row, a NaN canary.
+wb::Tolerance rmsnorm_tolerance(int cols) { return {0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon}; }
+
 std::vector<double> softmax_reference(const std::vector<float>& in, int rows, int cols) {
   std::vector<double> out(in.size());
   for (int r = 0; r < rows; ++r) {

@@ -30,9 +30,7 @@ bool rmsnorm_shape(wb::Lesson& lesson, const char* kernel, RmsnormLauncher launc
   }
   wb::DeviceBuffer<float> din(in), dweight(weight);
   wb::GuardedDeviceBuffer<float> dout(count);
-  // The float sum of cols squares errs by < cols u relative (all terms positive), rsqrtf by 2 ulp,
-  // then two multiplies and the rounding of `expected` to float: (cols + 16) u covers them all.
-  const wb::Tolerance tol{0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon};
+  const wb::Tolerance tol = rmsnorm_tolerance(cols);
   const double bytes = 8.0 * static_cast<double>(count) + 4.0 * cols;
   return lesson
       .run_memory_bound(

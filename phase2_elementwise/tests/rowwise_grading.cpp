@@ -39,19 +39,6 @@ std::vector<RowShape> rmsnorm_shapes() {
   return {{1, 1}, {3, 31}, {37, 32}, {5, 33}, {1000, 1}, {7, 1000}, {37, 4096}, {3, 10000}, {3, 20000}, {1000, 1000}};
 }
 
-// The tolerance, relative, from the float operations of any correct kernel (u = 2^-24):
-//   the sum of cols squares: each square rounds (u), any order of adding cols positive terms errs by
-//   at most (cols - 1) u of the sum, so the sum is off by < cols u relative;
-//   / cols and + eps: 2 u; rsqrtf: at most 2 ulp = 4 u; rsqrt halves the relative error of its
-//   argument; x * inv_rms * weight: 2 u.
-// In all < (cols / 2 + 8) u; (cols + 16) u leaves a factor 2 for a tree vs a sequential sum and
-// still catches a sum instead of a mean (off by sqrt(cols)), a missing weight (random in [-2, 2]),
-// a missing eps (the zero row gives NaN, the tiny rows are off by 2x or more). A skipped element
-// stays poisoned (its output is never written); a read past the row's end meets the next row (one
-// extra square in a short row: about 1 / cols relative, over the bound up to ~2000 columns) or, in
-// the last row, a NaN canary.
-wb::Tolerance rmsnorm_tolerance(int cols) { return {0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon}; }
-
 void check_rmsnorm(const char* name, RmsnormLauncher launch, const std::vector<float>& in, int rows, int cols,
                    float eps, std::uint64_t seed) {
   INFO(name << " on " << rows << " x " << cols << " with eps = " << eps << ", seed " << seed

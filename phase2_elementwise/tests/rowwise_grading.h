@@ -26,8 +26,6 @@ struct RowShape {
 std::vector<float> rmsnorm_input(int rows, int cols, std::uint64_t seed);
 // Row lengths around a warp, the float4 path, several steps per thread; row counts of no multiple.
 std::vector<RowShape> rmsnorm_shapes();
-// (cols + 16) u relative: the derivation is in rowwise_grading.cpp.
-wb::Tolerance rmsnorm_tolerance(int cols);
 // Runs `launch` on guarded buffers and compares with the double reference; fails the test if not.
 void check_rmsnorm(const char* name, RmsnormLauncher launch, const std::vector<float>& in, int rows, int cols,
                    float eps, std::uint64_t seed);
