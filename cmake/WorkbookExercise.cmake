@@ -1,6 +1,7 @@
 # workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>]
-#                   [TEST_LIBS <targets...>])
-# LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only.
+#                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>])
+# LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only;
+# LESSON_MAIN replaces workbook_lesson_main as the lessons' main (phase 4's takes matrix options).
 #
 # One call per exercise, from its phase's CMakeLists.txt. For id 0.02 and name vector_add in
 # phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
@@ -21,7 +22,10 @@ find_program(WORKBOOK_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BI
 set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS "")
 
 function(workbook_exercise id name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH" "SMOKE_ARGS;LIBS;TEST_LIBS")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN" "SMOKE_ARGS;LIBS;TEST_LIBS")
+  if(NOT ARG_LESSON_MAIN)
+    set(ARG_LESSON_MAIN workbook_lesson_main)
+  endif()
   if(NOT ARG_FAILS_WITH)
     message(FATAL_ERROR "workbook_exercise(${id} ${name}): FAILS_WITH is required (the stub's expected failure text)")
   endif()
@@ -60,7 +64,7 @@ function(workbook_exercise id name)
       WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_VARIANT="${variant}")
 
     add_executable(${base}${suffix} $<TARGET_OBJECTS:${base}${suffix}_obj>)
-    target_link_libraries(${base}${suffix} PRIVATE ${base}${suffix}_obj workbook_lesson_main)
+    target_link_libraries(${base}${suffix} PRIVATE ${base}${suffix}_obj ${ARG_LESSON_MAIN})
 
     add_executable(${base}${suffix}_test
       $<TARGET_OBJECTS:${base}${suffix}_obj> $<TARGET_OBJECTS:${base}_test_obj>)
