@@ -197,7 +197,7 @@ double metric_of(const KernelMetrics* k, const std::string& metric) {
 }  // namespace
 
 int command_profile(Context& ctx, const Exercise& exercise) {
-  const std::string ncu = find_program("ncu", {"/usr/local/cuda/bin", "/opt/nvidia/nsight-compute"});
+  const std::string ncu = find_ncu();
   if (ncu.empty()) {
     std::printf(
         "Nsight Compute (ncu) is not installed or not on PATH. It ships with the CUDA toolkit "

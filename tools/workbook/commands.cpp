@@ -456,10 +456,7 @@ int command_reset(Context& ctx, const Exercise* exercise, bool yes) {
       std::printf("workbook: %s\n", error.c_str());
       return kExitFailed;
     }
-    // The old results describe a file that no longer exists; hints already read stay read.
-    const int hints = ctx.progress.hints_shown.count(e->id) ? ctx.progress.hints_shown[e->id] : -1;
     ctx.progress.forget(e->id);
-    if (hints >= 0) ctx.progress.hints_shown[e->id] = hints;
     std::printf("restored %s\n", e->stub.c_str());
   }
   ctx.save();

@@ -7,6 +7,7 @@
 
 #include "tools/workbook/commands.h"
 #include "tools/workbook/doctor_checks.h"
+#include "tools/workbook/ncu.h"
 #include "tools/workbook/runner.h"
 #include "tools/workbook/text.h"
 
@@ -248,7 +249,7 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
   }
 
   // Hardware counters for `workbook profile`.
-  const std::string ncu = find_program("ncu", {"/usr/local/cuda/bin"});
+  const std::string ncu = find_ncu();
   const std::optional<bool> restricted = profiling_restricted(read_file("/proc/driver/nvidia/params").value_or(""));
   if (ncu.empty())
     doctor.warn("ncu (Nsight Compute) not found: workbook profile will not work",

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tools/workbook/lesson_csv.h"
+#include "tools/workbook/runner.h"
 #include "tools/workbook/text.h"
 
 namespace wbcli {
@@ -55,6 +56,8 @@ std::vector<std::string> split_quoted_csv(const std::string& line) {
 }
 
 }  // namespace
+
+std::string find_ncu() { return find_program("ncu", {"/usr/local/cuda/bin", "/opt/nvidia/nsight-compute"}); }
 
 NcuReport parse_ncu_csv(const std::string& text) {
   NcuReport report;

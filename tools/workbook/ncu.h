@@ -15,6 +15,9 @@ struct CuratedMetric {
   std::string advice;  // one line on what to look at
 };
 const std::vector<CuratedMetric>& curated_metrics();
+// Where ncu is: PATH, then the toolkit's bin and the nsight-compute package's directory; "" if nowhere.
+// doctor and profile both ask here, so they agree on whether it is installed.
+std::string find_ncu();
 std::string curated_metric_list();  // comma-separated, for ncu --metrics
 
 struct KernelMetrics {

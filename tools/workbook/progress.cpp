@@ -37,10 +37,7 @@ void Progress::record_speed(const std::string& id, const std::string& text, doub
   }
 }
 
-void Progress::forget(const std::string& id) {
-  exercises.erase(id);
-  hints_shown.erase(id);
-}
+void Progress::forget(const std::string& id) { exercises.erase(id); }
 
 std::string serialize_progress(const Progress& progress) {
   std::string text =

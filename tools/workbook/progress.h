@@ -30,6 +30,8 @@ struct Progress {
   // exercise was solved once) but the state says failing until the next pass.
   void record_check(const std::string& id, bool passed, const std::string& when);
   void record_speed(const std::string& id, const std::string& text, double score);
+  // Drops the graded results (after a reset they describe a file that no longer exists); hints
+  // already read stay read.
   void forget(const std::string& id);
 };
 

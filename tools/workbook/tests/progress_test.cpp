@@ -83,5 +83,8 @@ TEST_CASE("progress survives a round trip through its file and forgets on reset"
   CHECK(loaded.get("0.01").state == wbcli::ExerciseState::Done);
   loaded.forget("0.01");
   CHECK(loaded.get("0.01").state == wbcli::ExerciseState::NotStarted);
+  loaded.forget("0.02");
+  CHECK(loaded.get("0.02").state == wbcli::ExerciseState::NotStarted);
+  CHECK(loaded.hints_shown.at("0.02") == 2);  // hints already read stay read
   CHECK(wbcli::load_progress("/nonexistent").exercises.empty());
 }
