@@ -217,14 +217,10 @@ struct SpmvBench::Buffers {
 
 SpmvBench::SpmvBench(wb::sparse::Csr a, std::uint64_t seed) : buffers_(new Buffers) {
   Buffers& b = *buffers_;
-  const std::vector<float> x = wb::random_floats(static_cast<std::size_t>(a.cols), seed);
-  std::vector<double> abs_sum;
-  const std::vector<double> reference = wb::sparse::spmv_reference(a, x, &abs_sum);
-  b.expected.assign(reference.begin(), reference.end());
-  b.tolerance.resize(reference.size());
-  for (int r = 0; r < a.rows; ++r)
-    b.tolerance[r] = spmv_row_tolerance(a.row_ptr[r + 1] - a.row_ptr[r], abs_sum[static_cast<std::size_t>(r)]);
-  b.x = wb::DeviceBuffer<float>(x);
+  SpmvExpected e = spmv_expected(a, seed);
+  b.expected = std::move(e.y);
+  b.tolerance = std::move(e.tolerance);
+  b.x = wb::DeviceBuffer<float>(e.x);
   b.y.reset(new wb::GuardedDeviceBuffer<float>(static_cast<std::size_t>(a.rows)));
   b.y_library = wb::DeviceBuffer<float>(static_cast<std::size_t>(a.rows));
   b.matrix.reset(new DeviceMatrix(std::move(a)));

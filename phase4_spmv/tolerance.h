@@ -11,10 +11,34 @@
 // tiny (1e-30) lets an empty row (sum 0) come out as -0.0 as well as 0.0 and nothing else.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
+#include "common/data.h"
+#include "common/sparse.h"
 #include "common/verify.h"
 
 inline wb::Tolerance spmv_row_tolerance(long long row_length, double row_abs_sum) {
   const double terms = static_cast<double>(row_length) + 1.0;
   const double gamma = terms * wb::kFloatEpsilon / (1.0 - terms * wb::kFloatEpsilon);
   return wb::Tolerance{gamma * row_abs_sum + 1e-30, 0.0};
+}
+
+// What the lesson and the grader check a kernel against: x from `seed`, y = A x in double rounded to
+// float, and each row's tolerance.
+struct SpmvExpected {
+  std::vector<float> x, y;
+  std::vector<wb::Tolerance> tolerance;
+};
+
+inline SpmvExpected spmv_expected(const wb::sparse::Csr& a, std::uint64_t seed) {
+  SpmvExpected e;
+  e.x = wb::random_floats(static_cast<std::size_t>(a.cols), seed);
+  std::vector<double> abs_sum;
+  const std::vector<double> reference = wb::sparse::spmv_reference(a, e.x, &abs_sum);
+  e.y.assign(reference.begin(), reference.end());
+  e.tolerance.resize(reference.size());
+  for (int r = 0; r < a.rows; ++r)
+    e.tolerance[r] = spmv_row_tolerance(a.row_ptr[r + 1] - a.row_ptr[r], abs_sum[static_cast<std::size_t>(r)]);
+  return e;
 }

@@ -172,12 +172,10 @@ std::string explain(const sp::Csr& a, const std::vector<float>& got, const std::
 }  // namespace
 
 std::string grade_spmv(const std::string& launcher, const SpmvRun& run, const sp::Csr& a, std::uint64_t seed) {
-  const std::vector<float> x = wb::random_floats(static_cast<std::size_t>(a.cols), seed);
-  std::vector<double> abs_sum;
-  const std::vector<double> reference = sp::spmv_reference(a, x, &abs_sum);
-  const std::vector<float> expected(reference.begin(), reference.end());
-  std::vector<wb::Tolerance> tolerance(reference.size());
-  for (int r = 0; r < a.rows; ++r) tolerance[r] = spmv_row_tolerance(a.row_ptr[r + 1] - a.row_ptr[r], abs_sum[r]);
+  const SpmvExpected e = spmv_expected(a, seed);
+  const std::vector<float>& x = e.x;
+  const std::vector<float>& expected = e.y;
+  const std::vector<wb::Tolerance>& tolerance = e.tolerance;
 
   DeviceMatrix matrix(a);
   wb::GuardedDeviceBuffer<float> dx(x.size());  // NaN canaries around x: reading out of range gives NaN

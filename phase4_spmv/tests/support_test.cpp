@@ -73,6 +73,23 @@ TEST_CASE("the SpMV row tolerance is tiny for empty rows and grows with the row 
   CHECK(std::fabs(spmv_row_tolerance(10, 1.0).abs - eleven_u) < 1e-6 * eleven_u);
 }
 
+TEST_CASE("spmv_expected gives the seeded x, A x rounded to float and each row's tolerance", "[host][p4]") {
+  wb::sparse::Csr a;  // [[2, 0, -1], [0, 0, 0]]: one row of two entries, one empty row
+  a.rows = 2;
+  a.cols = 3;
+  a.row_ptr = {0, 2, 2};
+  a.col = {0, 2};
+  a.val = {2.0f, -1.0f};
+  const SpmvExpected e = spmv_expected(a, 7);
+  CHECK(e.x == wb::random_floats(3, 7));
+  REQUIRE(e.y.size() == 2);
+  CHECK(e.y[0] == static_cast<float>(2.0 * e.x[0] - 1.0 * e.x[2]));
+  CHECK(e.y[1] == 0.0f);
+  const double abs_sum = std::fabs(2.0 * e.x[0]) + std::fabs(double(e.x[2]));
+  CHECK(e.tolerance[0].abs == spmv_row_tolerance(2, abs_sum).abs);
+  CHECK(e.tolerance[1].abs == spmv_row_tolerance(0, 0.0).abs);
+}
+
 TEST_CASE("the phase 4 lesson options take --matrix, --gen and --rows and leave the rest", "[host][p4]") {
   std::vector<std::string> args = {"--gen", "powerlaw", "--repeat", "5", "--rows=2M", "--seed", "3"};
   SpmvMatrixOptions options;
