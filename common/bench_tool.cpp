@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <ctime>
-#include <exception>
 
 #include "common/gpu.h"
 
@@ -61,20 +60,7 @@ int run_bench_tool(const BenchToolSpec& spec, int argc, char** argv, const Bench
     return kExitPass;
   }
   if (parsed.status == ParseStatus::Error) return usage_error(spec, parsed.error);
-  // Before any CUDA call of the body, so a machine without a GPU reports a skip, not a failure.
-  const GpuStatus gpu = probe_gpu();
-  if (!gpu.usable) {
-    std::printf("%s\n", gpu.message.c_str());
-    return gpu.exit_code;
-  }
-  try {
-    return body(parsed.args);
-  } catch (const UsageError& e) {  // input found unusable only once the tool ran (e.g. --out)
-    return usage_error(spec, e.what());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", spec.name.c_str(), e.what());
-    return kExitFail;
-  }
+  return run_on_gpu(spec.name, spec.usage, [&] { return body(parsed.args); });
 }
 
 std::FILE* open_bench_csv(const std::string& path) {

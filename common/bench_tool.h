@@ -4,7 +4,8 @@
 //   <tool> [tool options] [--repeat N] [--out FILE]
 // --help/-h prints the usage (exit 0); bad input prints "<tool>: <why>" and the usage to stderr
 // (exit 2); no usable GPU prints the probe's reason (exit 77, or 1 when the binary has no code for
-// it); an exception from the measurements prints "<tool>: error: <what>" (exit 1).
+// it); an exception from the measurements prints "<tool>: error: <what>" (exit 1): wb::run_on_gpu,
+// the same tail as the lessons' main.
 #pragma once
 
 #include <cstdio>

@@ -3,6 +3,7 @@
 // machine without one reports "skipped" (exit 77) with the reason instead of failing.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace wb {
@@ -21,5 +22,11 @@ struct GpuStatus {
 // Counts devices, checks the compute capability, and launches one empty kernel to prove that
 // this binary contains code for the GPU.
 GpuStatus probe_gpu(int device = 0);
+
+// The tail every GPU program's main() shares (lessons, phase benchmarks): probe the GPU (its reason
+// and exit code when it is unusable), then run `body` and turn its exceptions into exit codes:
+// UsageError prints "<program>: <why>" and `usage` (2), running out of host memory a hint (1),
+// anything else "<program>: error: <what>" (1).
+int run_on_gpu(const std::string& program, const std::string& usage, const std::function<int()>& body);
 
 }  // namespace wb

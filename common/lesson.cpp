@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <exception>
-#include <new>
 #include <utility>
 
 #include "common/check.h"
@@ -161,12 +159,7 @@ int lesson_main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) seed_given = seed_given || std::string(argv[i]).rfind("--seed", 0) == 0;
   if (!seed_given) parsed.options.seed = seed_from_env(parsed.options.seed);
 
-  const GpuStatus gpu = probe_gpu();
-  if (!gpu.usable) {
-    std::printf("%s\n", gpu.message.c_str());
-    return gpu.exit_code;
-  }
-  try {
+  return run_on_gpu(program, lesson_usage(program, title), [&] {
     DeviceInfo device = query_device(0);
     if (!parsed.options.csv) {
       std::printf("%s (%s)  seed %llu\n%s\n", title.c_str(), reg.variant,
@@ -174,17 +167,7 @@ int lesson_main(int argc, char** argv) {
     }
     Lesson lesson(reg.id, reg.name, reg.variant, parsed.options, device);
     return reg.fn(lesson);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "%s: %s\n%s", program.c_str(), e.what(), lesson_usage(program, title).c_str());
-    return kExitUsage;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "%s: error: out of host memory for the inputs and references: try a smaller --size\n",
-                 program.c_str());
-    return kExitFail;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
-    return kExitFail;
-  }
+  });
 }
 
 }  // namespace wb
