@@ -4,8 +4,8 @@
 // You learn: to read a kernel's napkin math (8 bytes moved for one comparison) as "memory-bound",
 // to judge such a kernel by the one yardstick that fits, a cudaMemcpy of the same bytes on the same
 // GPU (the result line's "% of memcpy"), and why max(x, 0) must let a NaN through.
-// Task: write relu_kernel as a grid-stride loop that stores out[i] = 0 for negative in[i] and
-// in[i] otherwise, so that a NaN stays NaN.
+// Task: write relu_kernel, a grid-stride loop that applies relu(x) = max(x, 0) to every element of
+// in and stores it in out, for any n, so that a NaN stays NaN.
 // Seed idea: "simple elementwise ops like ReLU and GELU are purely memory-bound ... 91.5% of peak
 // memory bandwidth" (seed 003).
 // Run:   build/default/phase2_elementwise/p2_01_relu [--size 64M]
@@ -31,8 +31,9 @@ __global__ void relu_kernel(const float* __restrict__ in, float* __restrict__ ou
   // Write the select so a NaN falls on the side that returns x: NaN < 0 is false. fmaxf(x, 0.0f)
   // looks the same but returns 0 for a NaN (IEEE maxNum prefers the number) and would hide a NaN
   // coming from an earlier layer; PyTorch's relu keeps it.
-  // TODO(2.01): loop i from this thread's global index while i < n, stepping by gridDim.x * blockDim.x
-  //             (std::size_t), and store out[i] = 0 when in[i] < 0 and in[i] otherwise (about 5 lines).
+  // TODO(2.01): store relu of every input element in out, each element handled by exactly one
+  //             thread, for any n (indices past 2^31 included); a NaN must come out as a NaN
+  //             (about 5 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

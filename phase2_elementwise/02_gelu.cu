@@ -35,9 +35,11 @@ constexpr int kBlockSize = 256;
 // tanhf saturates to exactly +-1 for large |x|: gelu(-50) is 0.5 * -50 * 0 = -0.0, never NaN.
 // ([[maybe_unused]] keeps the pristine stub, which does not call it yet, free of warnings.)
 [[maybe_unused]] __device__ __forceinline__ float gelu_tanh_scalar(float x) {
-  // x + 0.044715 x^3 as one fmaf: (0.044715 x) * (x * x) + x, rounded once at the end.
-  // TODO(2.02): compute inner = sqrt(2/pi) * (x + 0.044715 x^3) in float (sqrt(2/pi) = 0.7978845608f)
-  //             and return 0.5 x (1 + tanhf(inner)) (about 2 lines).
+  // x + 0.044715 x^3 is a product plus x: one fused multiply-add (fmaf) computes it with a single
+  // rounding at the end instead of one after the product and one after the sum.
+  // TODO(2.02): return the tanh form of GELU of x from the header, all in float: f-suffixed
+  //             constants (sqrt(2/pi) is 0.7978845608f), the accurate tanhf, no fast-math
+  //             intrinsic (about 2 lines).
   return x;  // TODO(2.02): a placeholder so that the stub compiles; replace it with the formula.
 }
 
@@ -45,8 +47,8 @@ __global__ void gelu_tanh_kernel(const float* __restrict__ in, float* __restrict
   // The grid-stride loop of 2.01 with gelu_tanh_scalar in place of the select. About 30 instructions
   // per element, while an H100 could spend ~160 FLOP per element (20 per byte of HBM, 8 bytes) before
   // the math, not the memory, set the pace.
-  // TODO(2.02): write the grid-stride loop of 2.01 (std::size_t indices) that stores
-  //             out[i] = gelu_tanh_scalar(in[i]) (about 4 lines).
+  // TODO(2.02): store GELU of every input element in out, for any n, as 2.01 does for relu
+  //             (about 4 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

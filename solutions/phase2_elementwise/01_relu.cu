@@ -4,8 +4,8 @@
 // You learn: to read a kernel's napkin math (8 bytes moved for one comparison) as "memory-bound",
 // to judge such a kernel by the one yardstick that fits, a cudaMemcpy of the same bytes on the same
 // GPU (the result line's "% of memcpy"), and why max(x, 0) must let a NaN through.
-// Task: write relu_kernel as a grid-stride loop that stores out[i] = 0 for negative in[i] and
-// in[i] otherwise, so that a NaN stays NaN.
+// Task: write relu_kernel, a grid-stride loop that applies relu(x) = max(x, 0) to every element of
+// in and stores it in out, for any n, so that a NaN stays NaN.
 // Seed idea: "simple elementwise ops like ReLU and GELU are purely memory-bound ... 91.5% of peak
 // memory bandwidth" (seed 003).
 // Run:   build/default/phase2_elementwise/p2_01_relu [--size 64M]

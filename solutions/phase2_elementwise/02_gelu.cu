@@ -35,7 +35,8 @@ constexpr int kBlockSize = 256;
 // tanhf saturates to exactly +-1 for large |x|: gelu(-50) is 0.5 * -50 * 0 = -0.0, never NaN.
 // ([[maybe_unused]] keeps the pristine stub, which does not call it yet, free of warnings.)
 [[maybe_unused]] __device__ __forceinline__ float gelu_tanh_scalar(float x) {
-  // x + 0.044715 x^3 as one fmaf: (0.044715 x) * (x * x) + x, rounded once at the end.
+  // x + 0.044715 x^3 is a product plus x: one fused multiply-add (fmaf) computes it with a single
+  // rounding at the end instead of one after the product and one after the sum.
   const float inner = 0.7978845608028654f * fmaf(0.044715f * x, x * x, x);  // sqrt(2 / pi) in float
   return 0.5f * x * (1.0f + tanhf(inner));
 }
