@@ -68,28 +68,26 @@ __global__ void scalar_kernel(const float* __restrict__ in, float* __restrict__ 
 // against 94% aligned. From a line boundary every warp stores whole lines, as in the aligned case.
 template <typename Op>
 __global__ void vectorized_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, Op op) {
-  // TODO(2.03): stride (threads in the grid) and first (this thread's global index), as std::size_t
-  //             like in scalar_kernel (2 lines).
+  // TODO(2.03): stride and first, the grid-stride loop's step and this thread's start, as in
+  //             scalar_kernel (2 lines).
   // out is float-aligned, so it is 0..31 floats past a 128-byte line boundary; the head walks to
   // the next boundary (0 floats when already there), but never past n. out + head is then 16-byte
   // aligned, and so is in + head: in sits as far past a 16-byte boundary as out does.
-  // TODO(2.03): from out's address (reinterpret_cast to std::uintptr_t) % kLineBytes get the floats
-  //             past the line boundary, then head (the floats to the next boundary, at most n), n4 =
-  //             whole float4s after the head, and tail = the index of the first tail element (about 5
-  //             lines).
-  // TODO(2.03): thread `first` applies op to head element `first` if first < head, and to tail
-  //             element tail + first if that is < n (2 lines).
+  // TODO(2.03): compute head, n4 and tail as the comment above the kernel defines them, from out's
+  //             address and n (about 5 lines). No unsigned subtraction may wrap, even when n is
+  //             smaller than the distance to the next line. Then apply op to every head and tail
+  //             element, each exactly once, with the grid's first threads (2 lines).
 
   // in + head and out + head are now 16-byte aligned, so their float4 views are legal.
-  // TODO(2.03): in4 and out4, the float4 views of in + head and out + head (2 lines).
+  // TODO(2.03): in4 and out4, float4 views of the body of in and of out (2 lines).
   // Up to kUnroll float4s per trip, each a grid stride apart so every warp still reads 512
   // contiguous bytes per load. All loads are issued before the first store: the thread waits on
   // one HBM round trip for kUnroll values instead of kUnroll round trips. The last trip is partial:
   // the same `< n4` test guards each load and its store.
-  // TODO(2.03): for i from first while i < n4, stepping by kUnroll * stride: load float4s
-  //             i + k * stride (k = 0 .. kUnroll - 1, those < n4) into float4 v[kUnroll], then store
-  //             apply4(op, v[k]) to the same places (about 10 lines; #pragma unroll on both inner
-  //             loops keeps v in registers).
+  // TODO(2.03): apply op (apply4 does a float4) to each of the n4 body float4s exactly once: a
+  //             grid-stride loop whose trips each load up to kUnroll float4s before storing any, and
+  //             never touch a float4 at or past n4 (about 10 lines). Keep the loaded values in a small
+  //             array indexed only by unrolled loops (#pragma unroll), so it stays in registers.
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
