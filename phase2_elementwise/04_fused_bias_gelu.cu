@@ -73,10 +73,9 @@ __global__ void gelu_in_place_kernel(float* __restrict__ x, std::size_t n4, std:
 template <typename T>
 __global__ void bias_gelu_fused_kernel(const T* __restrict__ in, const T* __restrict__ bias, T* __restrict__ out,
                                        int rows, int cols) {
-  // TODO(2.04): loop r over this block's rows (from blockIdx.x, stepping by gridDim.x) and take the
-  //             row's first index as a std::size_t (about 2 lines).
-  // TODO(2.04): in each row, loop c from threadIdx.x while c < cols, stepping by blockDim.x, and store
-  //             out[row + c] = gelu_values(add_values(in[row + c], bias[c])) (about 3 lines).
+  // TODO(2.04): store GELU of (input + the column's bias) for every element of every row, however
+  //             many rows there are for the grid, reading each input once and writing each output
+  //             once; the sum must be the float the unfused pair rounds (about 5 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
