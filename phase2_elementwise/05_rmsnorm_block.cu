@@ -45,32 +45,29 @@ __global__ void __launch_bounds__(1024, 2)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
   // size_t: rows * cols passes 2^31 at 16384 x 131072, and an int product would wrap.
-  // TODO(2.05): let row_start be blockIdx.x * cols, computed in std::size_t (1 line).
-  // Pass 1: each thread sums the squares of elements threadIdx.x, threadIdx.x + blockDim.x, ...
-  // (float4 by float4 when kFloat4), so a warp reads 32 neighbouring items: coalesced. The float4
-  // path takes kItems of them per step and issues all kItems loads before it uses the first.
-  // TODO(2.05): with row = in + row_start, add up the squares of this thread's elements in a float
-  //             `sum`. Under `if constexpr (kFloat4)`, with row4 = reinterpret_cast<const float4*>(row)
-  //             and n4 = cols / 4: step base from threadIdx.x by kItems * blockDim.x while base < n4;
-  //             in each step first fill float4 v[kItems] with row4[base + k * blockDim.x] (a zero
-  //             float4 past n4), then add x*x + y*y + z*z + w*w of each. Else loop over the cols
-  //             floats one by one (about 16 lines).
+  // TODO(2.05): row_start, the index of this block's row's first element, without overflow (1 line).
+  // Pass 1: each thread sums the squares of a strided slice of the row (float4 by float4 when
+  // kFloat4): neighbouring threads take neighbouring items, so a warp reads 32 neighbouring items:
+  // coalesced. The float4 path takes kItems of them per step and issues all kItems loads before it
+  // uses the first.
+  // TODO(2.05): add up the squares of this thread's slice in a float `sum`. When kFloat4 (if
+  //             constexpr), read the row as float4s, kItems loads issued per step before any is
+  //             used, nothing read past the row's last float4; otherwise read plain floats, one at a
+  //             time (about 16 lines).
   // One slot per thread, then a tree: the first half adds the second half until slot 0 holds the
   // row's sum (0.08 block_reduce, once per row).
-  // TODO(2.05): declare `extern __shared__ float partial[];`, store sum in partial[threadIdx.x], then
-  //             __syncthreads() so every slot is written before anyone reads it (3 lines).
-  // TODO(2.05): for half = blockDim.x / 2 while half > 0, halving: threads below half add slot
-  //             threadIdx.x + half into their own; then __syncthreads(), outside the if, so that
-  //             every thread reaches every barrier (4 lines).
+  // TODO(2.05): reduce the threads' sums to the row's sum in `partial`, the dynamic shared memory of
+  //             blockDim.x floats the launcher provides (extern __shared__, as in 0.08) (about 7
+  //             lines). No slot may be read before it is written, and every thread must reach every
+  //             barrier.
   // Every thread reads slot 0 (a broadcast). eps keeps an all-zero row at rsqrt(eps), finite, so
   // 0 * rsqrt(eps) = 0 instead of 0 * inf = NaN.
-  // TODO(2.05): let inv_rms = rsqrtf(partial[0] / cols + eps), the division in float (1 line).
+  // TODO(2.05): inv_rms, the header's rsqrt(mean + eps) for this row, in float (1 line).
   // Pass 2: the same slice again (this block read it microseconds ago: L1 or L2 serves it), times
   // inv_rms and the column's weight.
-  // TODO(2.05): walk the same steps as pass 1: load the kItems float4s of the step into v first,
-  //             then for each one still inside the row store v * inv_rms * the weight float4 at the
-  //             same index into out + row_start (float4 by float4); floats one by one when !kFloat4
-  //             (about 22 lines).
+  // TODO(2.05): write this thread's slice of the output row, each value times inv_rms and its
+  //             column's weight: the same slice and the same kItems loads in flight as pass 1, and no
+  //             store past the row (about 22 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

@@ -46,9 +46,10 @@ __global__ void __launch_bounds__(1024, 2)
                          int cols, float eps) {
   // size_t: rows * cols passes 2^31 at 16384 x 131072, and an int product would wrap.
   const std::size_t row_start = static_cast<std::size_t>(blockIdx.x) * cols;
-  // Pass 1: each thread sums the squares of elements threadIdx.x, threadIdx.x + blockDim.x, ...
-  // (float4 by float4 when kFloat4), so a warp reads 32 neighbouring items: coalesced. The float4
-  // path takes kItems of them per step and issues all kItems loads before it uses the first.
+  // Pass 1: each thread sums the squares of a strided slice of the row (float4 by float4 when
+  // kFloat4): neighbouring threads take neighbouring items, so a warp reads 32 neighbouring items:
+  // coalesced. The float4 path takes kItems of them per step and issues all kItems loads before it
+  // uses the first.
   const float* row = in + row_start;
   float sum = 0.0f;
   if constexpr (kFloat4) {
