@@ -44,33 +44,31 @@ template <bool kFloat4>
 __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* __restrict__ weight,
                                     float* __restrict__ out, int rows, int cols, float eps) {
   // The block's 8 warps take 8 consecutive rows; the last block may have warps past the last row.
-  // TODO(2.06): let lane = threadIdx.x % kWarpSize and row_index = blockIdx.x * kWarpsPerBlock +
-  //             threadIdx.x / kWarpSize (2 lines).
+  // TODO(2.06): lane, this thread's place in its warp, and row_index, the row its warp owns (2 lines).
   // All 32 lanes of a warp share row_index, so the whole warp leaves together: no lane of a warp
   // that stays can miss a shuffle.
-  // TODO(2.06): return when row_index >= rows; let row_start = row_index * cols in std::size_t (2 lines).
-  // Pass 1: lane l sums the squares of items l, l + 32, l + 64, ... (float4s when kFloat4): the warp
-  // reads 32 neighbouring items at a time, coalesced. Lanes past a short row keep sum = 0. The float4
-  // path takes kItems items per lane per step and issues all kItems loads before it uses the first.
-  // TODO(2.06): with row = in + row_start, add up the squares of this lane's items in a float `sum`.
-  //             Under `if constexpr (kFloat4)`, with row4 the float4 view of row and n4 = cols / 4:
-  //             step base from lane by kItems * kWarpSize while base < n4; in each step first fill
-  //             float4 v[kItems] with row4[base + k * kWarpSize] (a zero float4 past n4), then add
-  //             x*x + y*y + z*z + w*w of each. Else loop over the floats from lane by kWarpSize
-  //             (about 16 lines).
+  // TODO(2.06): let warps past the last row leave; row_start, the row's first index, without
+  //             overflow (2 lines).
+  // Pass 1: each lane sums the squares of a strided slice of the row (float4s when kFloat4):
+  // neighbouring lanes take neighbouring items, so the warp reads 32 neighbouring items at a time,
+  // coalesced. Lanes past a short row keep sum = 0. The float4 path takes kItems items per lane per
+  // step and issues all kItems loads before it uses the first.
+  // TODO(2.06): add up the squares of this lane's slice in a float `sum`, as 2.05's pass 1 does for
+  //             a thread of a block: float4s with kItems loads in flight when kFloat4, plain floats
+  //             otherwise, nothing read past the row (about 16 lines).
   // Butterfly: at each step lane l adds lane l ^ offset's value, so pairs swap and both add. After
-  // offsets 16, 8, 4, 2, 1 every lane holds the sum of all 32 (in the same order, so the same bits),
-  // unlike __shfl_down_sync, which leaves the total in lane 0 only. Every lane runs every step, even
-  // lanes whose slice was empty: their 0 is neutral for +.
-  // TODO(2.06): for offset = 16, 8, 4, 2, 1 add __shfl_xor_sync(kFullMask, sum, offset) to sum, in
-  //             every lane, outside any `if` (1 line).
+  // five steps every lane holds the sum of all 32 (in the same order, so the same bits), unlike
+  // __shfl_down_sync, which leaves the total in lane 0 only. Every lane runs every step, even lanes
+  // whose slice was empty: their 0 is neutral for +.
+  // TODO(2.06): turn every lane's sum into the warp's total, with no shared memory and no barrier
+  //             (1 line). Every lane must take part in every step.
   // eps keeps an all-zero row at rsqrt(eps), finite: 0 * rsqrt(eps) = 0, not 0 * inf = NaN.
-  // TODO(2.06): let inv_rms = rsqrtf(sum / cols + eps), the division in float (1 line).
+  // TODO(2.06): inv_rms, the header's rsqrt(mean + eps) for this row, in float (1 line).
   // Pass 2: the same slice again (L1 or L2 serves it when the rows in flight fit there), times
   // inv_rms and the column's weight.
-  // TODO(2.06): walk the same steps as pass 1: load the kItems float4s of the step into v first,
-  //             then for each one still inside the row store v * inv_rms * the weight float4 at the
-  //             same index into out + row_start; floats one by one when !kFloat4 (about 22 lines).
+  // TODO(2.06): write this lane's slice of the output row, each value times inv_rms and its column's
+  //             weight: the same slice and loads in flight as pass 1, no store past the row (about
+  //             22 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

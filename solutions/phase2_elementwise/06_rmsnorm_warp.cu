@@ -50,9 +50,10 @@ __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* _
   // that stays can miss a shuffle.
   if (row_index >= rows) return;
   const std::size_t row_start = static_cast<std::size_t>(row_index) * cols;
-  // Pass 1: lane l sums the squares of items l, l + 32, l + 64, ... (float4s when kFloat4): the warp
-  // reads 32 neighbouring items at a time, coalesced. Lanes past a short row keep sum = 0. The float4
-  // path takes kItems items per lane per step and issues all kItems loads before it uses the first.
+  // Pass 1: each lane sums the squares of a strided slice of the row (float4s when kFloat4):
+  // neighbouring lanes take neighbouring items, so the warp reads 32 neighbouring items at a time,
+  // coalesced. Lanes past a short row keep sum = 0. The float4 path takes kItems items per lane per
+  // step and issues all kItems loads before it uses the first.
   const float* row = in + row_start;
   float sum = 0.0f;
   if constexpr (kFloat4) {
@@ -72,9 +73,9 @@ __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* _
     for (int i = lane; i < cols; i += kWarpSize) sum += row[i] * row[i];
   }
   // Butterfly: at each step lane l adds lane l ^ offset's value, so pairs swap and both add. After
-  // offsets 16, 8, 4, 2, 1 every lane holds the sum of all 32 (in the same order, so the same bits),
-  // unlike __shfl_down_sync, which leaves the total in lane 0 only. Every lane runs every step, even
-  // lanes whose slice was empty: their 0 is neutral for +.
+  // five steps every lane holds the sum of all 32 (in the same order, so the same bits), unlike
+  // __shfl_down_sync, which leaves the total in lane 0 only. Every lane runs every step, even lanes
+  // whose slice was empty: their 0 is neutral for +.
   for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(kFullMask, sum, offset);
   // eps keeps an all-zero row at rsqrt(eps), finite: 0 * rsqrt(eps) = 0, not 0 * inf = NaN.
   const float inv_rms = rsqrtf(sum / static_cast<float>(cols) + eps);
