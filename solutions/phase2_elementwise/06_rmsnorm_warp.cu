@@ -5,9 +5,9 @@
 // butterfly: no shared memory, no __syncthreads), why all 32 lanes must take part even when a row
 // has fewer than 32 elements (the full-mask rule of 0.07), and when a warp per row beats a block per
 // row (2.05): short rows, where a block's barriers cost more than its few loads.
-// Task: write rmsnorm_warp_kernel: warp w of block b owns row b * 8 + w; its lanes sum squares over
-// a strided slice (float4 when kFloat4), the butterfly gives every lane the row's sum, and a second
-// pass re-reads the slice and writes in * rsqrt(mean + eps) * weight.
+// Task: write rmsnorm_warp_kernel: each warp owns one row (a block's 8 warps, 8 consecutive rows);
+// its lanes sum squares over a strided slice (float4 when kFloat4), the butterfly gives every lane
+// the row's sum, and a second pass re-reads the slice and writes in * rsqrt(mean + eps) * weight.
 // Seed idea: "RMSNorm v2 (warp shuffle only)" and the __shfl_down_sync deadlock story (seed 003).
 // Run:   build/default/phase2_elementwise/p2_06_rmsnorm_warp [--size 65536x1024]
 // Check: ctest --preset learner -R '^2.06'
