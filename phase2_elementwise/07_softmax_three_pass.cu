@@ -77,19 +77,18 @@ __device__ float block_reduce(float v, float identity, Op op, float* scratch) {
 template <int V>
 __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* __restrict__ out, int cols) {
   // Row r starts at r * cols: compute it in std::size_t (rows x cols may pass 2^31).
-  // TODO(2.07): point row_in and row_out at this block's row, let packs = cols / V and declare
-  //             __shared__ float scratch[kMaxWarps] for the block reductions (about 5 lines).
+  // TODO(2.07): row_in and row_out, this block's row of in and of out; packs, the number of packs in
+  //             the row; scratch, the shared memory block_reduce needs (about 5 lines).
   // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max.
-  // TODO(2.07): loop i from threadIdx.x while i < packs, stepping by blockDim.x; fold the V floats
-  //             of load_pack<V>(row_in, i) into row_max with fmaxf; then row_max = block_reduce(row_max,
-  //             -INFINITY, MaxOp{}, scratch) (about 7 lines).
+  // TODO(2.07): row_max, the row's max, in every thread: each thread folds in the floats of its packs
+  //             (load_pack), then block_reduce combines the threads (about 7 lines).
   // Pass 2: the sum of exp(x - max). Every term is at most exp(0) = 1, so nothing overflows, and the
   // max's own term makes sum >= 1 (no division by 0). -inf entries add expf(-inf) = 0.
-  // TODO(2.07): the same loop, adding expf(x - row_max) for each float; then block_reduce with SumOp{}
-  //             and the identity 0 (about 7 lines).
+  // TODO(2.07): sum, the row's sum of exp(x - max), in every thread, the same way as the max; use the
+  //             accurate expf, not the fast __expf (about 7 lines).
   // Pass 3: normalize. One division per row, then a multiply per element.
-  // TODO(2.07): inv_sum = 1.0f / sum; the same loop once more, replacing each float of the pack by
-  //             expf(x - row_max) * inv_sum and writing it with store_pack<V>(row_out, i, p) (about 8 lines).
+  // TODO(2.07): write exp(x - max) / sum for every element of the row with store_pack, one division
+  //             per thread at most (about 8 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
