@@ -40,16 +40,16 @@ static_assert(kMaxWarps <= kWarpSize, "one warp must be able to merge the pairs 
 // From the empty state, exp(-inf) = 0 wipes nothing (d is 0) and the + 1 is x's own exp(x - x).
 // A -inf value adds exp(-inf) = 0: skip it, because while m is still -inf, x - m = -inf - -inf is NaN.
 __device__ void online_add(float& m, float& d, float x) {
-  // TODO(2.08): if x > m: d = d * expf(m - x) + 1 and m = x; otherwise, unless x is -INFINITY,
-  //             add expf(x - m) to d (about 6 lines).
+  // TODO(2.08): fold x into (m, d) so that d stays the sum of exp(v - m) over the values v seen;
+  //             a -inf value must leave the pair unchanged (about 6 lines).
 }
 
 // Merges (m_other, d_other) into (m, d): both sums are rescaled to the larger max. Two empty states
 // (both maxima -inf, as for lanes and warps without data) must stay empty: without the guard,
 // exp(-inf - -inf) = exp(NaN) turns d into NaN, and the NaN spreads through every later merge.
 __device__ void online_merge(float& m, float& d, float m_other, float d_other) {
-  // TODO(2.08): m_new = the larger max; return if it is -INFINITY; else d = d * expf(m - m_new) +
-  //             d_other * expf(m_other - m_new) and m = m_new (about 4 lines).
+  // TODO(2.08): make (m, d) describe the values of both pairs; two empty states must stay empty,
+  //             with no NaN (about 4 lines).
 }
 
 // Butterfly (xor) merge: after 5 steps every lane holds the warp's (m, d). Both shuffles run in
@@ -79,9 +79,8 @@ __device__ void block_merge(float& m, float& d, float* scratch_m, float* scratch
     scratch_d[warp] = d;
   }
   __syncthreads();  // every warp's pair is in scratch before anyone reads it
-  // TODO(2.08): with warps = blockDim.x / kWarpSize, let every lane load (scratch_m[lane],
-  //             scratch_d[lane]) if lane < warps, else the empty state (-INFINITY, 0), then
-  //             warp_merge(m, d) in ALL lanes (about 4 lines).
+  // TODO(2.08): merge the per-warp pairs in scratch so that every thread ends with the block's
+  //             (m, d); every lane of every warp must reach every shuffle (about 4 lines).
 }
 
 // One block per row: blockIdx.x is the row. Thread t handles packs t, t + blockDim.x, ... so a warp
@@ -106,8 +105,8 @@ __global__ void softmax_online_kernel(const float* __restrict__ in, float* __res
   }
   block_merge(m, d, scratch_m, scratch_d);
   // Pass 2: normalize. m is the row's max and d >= 1 its sum (the max's own term is 1).
-  // TODO(2.08): point row_out at this row of out, let inv_d = 1.0f / d, and loop over the packs as in
-  //             pass 1, writing expf(x - m) * inv_d with store_pack<V>(row_out, i, p) (about 9 lines).
+  // TODO(2.08): write exp(x - m) / d for every element of the row into out, as pass 3 of 2.07 does
+  //             (about 9 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
