@@ -79,27 +79,24 @@ __global__ void __launch_bounds__(kGroup < 256 ? 256 : kGroup)
     softmax_registers_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   // A whole group leaves together (kGroup is a multiple of 32), so no shuffle loses a lane; in
   // block mode (one row per block) no thread ever leaves, so __syncthreads stays reachable.
-  // TODO(2.09): with kRowsPerBlock = (the block size above) / kGroup, this thread's row is
-  //             blockIdx.x * kRowsPerBlock + threadIdx.x / kGroup and its index in the group
-  //             t = threadIdx.x % kGroup; return when row >= rows; point x and y at the row (a
-  //             std::size_t offset); declare two __shared__ float arrays of kGroup / 32 partials,
-  //             one for the max and one for the sum (about 8 lines).
+  // TODO(2.09): find this thread's row (the block holds (its size above) / kGroup rows) and t, its
+  //             index in the row's group; let groups past the last row leave; point x and y at the
+  //             row without int overflow; give each of the two group reductions its own shared
+  //             partials, one float per warp of the group (about 8 lines).
 
   // 1. The one read: positions past the row hold -inf, the identity of max, and exp(-inf) = 0
   //    adds nothing to the sum, so the steps below need no bounds checks.
-  // TODO(2.09): declare float v[4 * kVecs]. kFloat4: for i < kVecs (#pragma unroll), load float4
-  //             number q = i * kGroup + t when q < cols / 4 (else four -inf) into v[4i .. 4i+3].
-  //             Otherwise: for k < 4 * kVecs, v[k] = x[k * kGroup + t], or -inf past cols
-  //             (about 20 lines).
+  // TODO(2.09): load this thread's 4 * kVecs elements, in the layout described above the kernel,
+  //             into a float array v of that size: float4 loads when kFloat4, floats otherwise, and
+  //             -inf at every position past the row; no run-time index into v (about 20 lines).
   // 2. The row max, finite because every row holds a finite value.
-  // TODO(2.09): fold v into this thread's max (start at -INFINITY), then
-  //             group_reduce<kGroup, true> with the max partials (about 4 lines).
+  // TODO(2.09): the row's max, in every thread of the group (about 4 lines).
   // 3. exp(x - max) <= 1 never overflows; keep it in place of x and sum it.
-  // TODO(2.09): v[k] = expf(v[k] - max) for every k, summed into s; then
-  //             group_reduce<kGroup, false> with the sum partials (about 7 lines).
+  // TODO(2.09): replace each value in v by exp(x - max) and get the row's sum of them, in every
+  //             thread of the group (about 7 lines).
   // 4. The one write. One division per thread, then multiplications (two roundings, see the test).
-  // TODO(2.09): inv = 1 / sum; store v * inv back where step 1 loaded from, float4 or scalar,
-  //             only inside the row (about 16 lines).
+  // TODO(2.09): store each value divided by the sum where step 1 loaded it from, float4 or scalar,
+  //             and nothing past the row (about 16 lines).
 }
 
 // The online statistics of part of a row: m its max, s the sum of exp(x - m) over it.
@@ -110,9 +107,9 @@ struct MaxSum {
   // Absorbs kN values with at most one rescale: the max of the kN first, then the sum grows.
   template <int kN>
   __device__ void add(const float (&x)[kN]) {
-    // TODO(2.09): new_m = the max of m and the kN values; return if it is -inf (only -inf seen:
-    //             exp(-inf - (-inf)) is exp(NaN)); when new_m > m multiply s by exp(m - new_m) and
-    //             set m = new_m; then add exp(x[k] - m) for every k (about 10 lines).
+    // TODO(2.09): fold the kN values into (m, s) so that s stays the sum of exp(v - m) over every
+    //             value seen, with at most one rescale; values that are all -inf while m is -inf
+    //             must leave the pair unchanged, with no NaN (about 10 lines).
   }
 };
 
@@ -120,8 +117,7 @@ struct MaxSum {
 // holding only -inf entries, or none) there is nothing to rescale, and exp(-inf - (-inf)) would be
 // exp(NaN): s stays 0. ([[maybe_unused]]: until the fallback kernel calls it, nvcc would warn.)
 [[maybe_unused]] __device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b) {
-  // TODO(2.09): m = the larger max; a.s = a.s * exp(a.m - m) + b.s * exp(b.m - m), or 0 when m
-  //             is -inf; a.m = m (about 3 lines).
+  // TODO(2.09): make a the statistics of both parts, as the comment above says (about 3 lines).
   return a;
 }
 
@@ -154,17 +150,16 @@ __device__ __forceinline__ MaxSum block_merge(MaxSum p, MaxSum* partials) {
 template <bool kFloat4>
 __global__ void __launch_bounds__(kFallbackThreads)
     softmax_online_fallback_kernel(const float* __restrict__ in, float* __restrict__ out, int cols) {
-  // TODO(2.09): point x and y at row blockIdx.x (std::size_t offset), t = threadIdx.x, and declare
-  //             __shared__ MaxSum partials[kFallbackThreads / 32] (about 4 lines).
+  // TODO(2.09): point x and y at this block's row without int overflow, let t be this thread's
+  //             index, and declare the shared partials block_merge needs (about 4 lines).
 
   // Pass 1: this thread's running (max, sum) over its strided share of the row.
-  // TODO(2.09): MaxSum p{-INFINITY, 0}; kFloat4: loop q = t, t + kFallbackThreads, ... < cols / 4
-  //             and p.add the four values of each float4 (as a float[4]); otherwise p.add each
-  //             x[c] (as a float[1]); then p = block_merge<kFallbackThreads>(p, partials)
-  //             (about 14 lines).
+  // TODO(2.09): fold this thread's strided share of the row into a MaxSum p (MaxSum::add takes a
+  //             float array: a float4's four values at a time when kFloat4, one float otherwise),
+  //             then give every thread the block's statistics (about 14 lines).
   // Pass 2: the second read (its last use: __ldcs marks it evict-first) and the write.
-  // TODO(2.09): inv = 1 / p.s; the same loops as pass 1 store exp(x - p.m) * inv with __stcs
-  //             (streaming stores), loading with __ldcs (about 13 lines).
+  // TODO(2.09): write the softmax of this thread's share, the same share as pass 1, loading it
+  //             with __ldcs and storing with __stcs (streaming stores) (about 13 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
