@@ -79,10 +79,10 @@ __global__ void __launch_bounds__(kGroup < 256 ? 256 : kGroup)
     softmax_registers_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   // A whole group leaves together (kGroup is a multiple of 32), so no shuffle loses a lane; in
   // block mode (one row per block) no thread ever leaves, so __syncthreads stays reachable.
-  // TODO(2.09): find this thread's row (the block holds (its size above) / kGroup rows) and t, its
-  //             index in the row's group; let groups past the last row leave; point x and y at the
-  //             row without int overflow; give each of the two group reductions its own shared
-  //             partials, one float per warp of the group (about 8 lines).
+  // TODO(2.09): find this thread's row and t, its index in the row's group (a block, of the size in
+  //             __launch_bounds__ above, runs that size / kGroup rows); let groups past the last row
+  //             leave; point x and y at the row without int overflow; give each of the two group
+  //             reductions its own shared partials, one float per warp of the group (about 8 lines).
 
   // 1. The one read: positions past the row hold -inf, the identity of max, and exp(-inf) = 0
   //    adds nothing to the sum, so the steps below need no bounds checks.
