@@ -35,8 +35,8 @@ __global__ void reduce_sequential_kernel(const T* __restrict__ in, T* __restrict
   // busy thread adds one element of the upper half to its own. A warp's 32 lanes read 32 consecutive
   // words, one per bank: no conflicts at any step, and the busy threads are always the first ones, so
   // warps are wholly busy or idle until fewer than 32 threads work.
-  // TODO(3.03): fold the block's values into partial[0] (about 4 lines). Each step reads what the last
-  //             one wrote, and every thread of the block must reach every barrier.
+  // TODO(3.03): fold the block's values into the first slot of partial (about 4 lines). Each step
+  //             reads what the last one wrote, and every thread of the block must reach every barrier.
   if (tid == 0) out[blockIdx.x] = partial[0];
 }
 
