@@ -37,9 +37,9 @@ static_assert(kBlockSize >= 64, "the last warp starts from 64 partial sums");
 template <typename T>
 __device__ void warp_sum_last_64(T* partial, unsigned int lane) {
   // TODO(3.05): fold the 64 partial sums into the first slot with the 32 lanes, halving as in 3.03
-  //             (about 6 lines). Within a step no lane may overwrite a slot before every lane has read it, and
-  //             no step may read before the previous step's writes are done. A loop with #pragma
-  //             unroll or the steps written out both do.
+  //             (about 6 lines). Within a step no lane may overwrite a slot before every lane has
+  //             read it, and no step may read before the previous step's writes are done. A loop
+  //             with #pragma unroll or the steps written out both do.
 }
 
 template <typename T>
