@@ -86,7 +86,8 @@ __global__ void __launch_bounds__(kBlockSize)
   // The last block then reads the sums with __ldcg (from L2, where the fenced stores are; its own L1
   // is not coherent with other SMs) and resets the counter for the next launch.
   // TODO(3.09): publish this block's sum and find out, through the counter, whether this block
-  //             finished last; every thread of the block must learn the answer (a __shared__ bool).
+  //             finished last, in an order that lets the last block see every published sum; every
+  //             thread of the block must learn the answer (a __shared__ bool).
   //             The last block alone then adds all gridDim.x published sums with all its threads,
   //             writes the total to *out and leaves the counter ready for the next launch (about 15
   //             lines). block_reduce_sum must be called by every thread of the block or by none.
