@@ -3,9 +3,10 @@
 //
 // You learn: how a block adds 256 numbers in log2(256) = 8 steps in shared memory, why every step
 // needs a __syncthreads(), and how a multi-pass launcher turns block sums into one sum.
-// Task: in reduce_interleaved_divergent_kernel, run the tree with a stride s = 1, 2, 4, ...: thread t
-// works when t % (2 s) == 0 and adds partial[t + s] into partial[t]; then thread 0 writes the block's
-// sum. The launcher (given) runs the kernel again on the block sums until one number is left.
+// Task: in reduce_interleaved_divergent_kernel, add up the block's values in shared memory as a tree
+// whose pairs double in distance each step (interleaved addressing, the seed's baseline), then write
+// the block's sum. The launcher (given) runs the kernel again on the block sums until one number is
+// left.
 // Seed idea: the "baseline" of the reduction ladder, interleaved addressing with
 // threadIdx.x % (2 i) == 0 (seed 002, CUDA Reduction Kernel).
 // Run:   build/default/phase3_reduction/p3_01_interleaved_divergent [--size 256M]
@@ -38,10 +39,9 @@ __global__ void reduce_interleaved_divergent_kernel(const T* __restrict__ in, T*
   // Step s adds pairs s apart: after step s, partial[t] for t a multiple of 2 s holds 2 s elements.
   // The test t % (2 s) == 0 keeps 1 thread in 2, then 1 in 4, ...: inside one warp half the lanes
   // (then 3/4, 7/8 ...) idle while the others add, and % is a slow integer division. 3.02 fixes both.
-  // TODO(3.01): loop s from 1 while s < blockDim.x, doubling it: when tid % (2 * s) == 0 add
-  //             partial[tid + s] into partial[tid]; call __syncthreads() after every step, outside the
-  //             if, so every thread of the block reaches it (about 6 lines).
-  // TODO(3.01): then let thread 0 write partial[0], the block's sum, to out[blockIdx.x] (2 lines).
+  // TODO(3.01): reduce the block's values to one with this interleaved tree, then store the block's sum
+  //             in its slot of out, once per block (about 6 lines). Each step reads what the last one
+  //             wrote, and every thread of the block must reach every barrier.
 }
 
 }  // namespace

@@ -3,10 +3,10 @@
 //
 // You learn: to map the work of a step onto the first threads of the block (contiguous, so whole
 // warps are either busy or idle), and to count shared-memory bank conflicts from an index formula.
-// Task: in reduce_interleaved_strided_kernel, for s = 1, 2, 4, ... let thread t work on
-// index = 2 s t: when index < blockDim.x, add partial[index + s] into partial[index].
+// Task: in reduce_interleaved_strided_kernel, add the same pairs in the same steps as 3.01, but hand
+// the pairs of each step to the first threads of the block instead of every 2 s-th one.
 // Seed idea: "no divergence branch", a stride aligned with warp boundaries (seed 002, CUDA
-// Reduction Kernel); the same section counts the bank conflicts that index = 2 s t creates.
+// Reduction Kernel); the same section counts the bank conflicts that this mapping creates.
 // Run:   build/default/phase3_reduction/p3_02_interleaved_strided [--size 256M]
 // Check: ctest --preset learner -R '^3.02'
 // Aim:   faster than 3.01: about 22% of CUB on an H100 (674 GB/s on 1 GiB).
@@ -30,14 +30,14 @@ __global__ void reduce_interleaved_strided_kernel(const T* __restrict__ in, T* _
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
   partial[tid] = i < n ? in[i] : T(0);  // zero-pad the last, partial block
   __syncthreads();
-  // Same pairs as 3.01, handed to threads 0, 1, 2, ...: in step s thread t adds the pair starting at
-  // 2 s t. Warps are now fully busy or fully idle (no divergence), but look at the banks: shared
+  // Same pairs as 3.01, handed to threads 0, 1, 2, ...: in step s thread t adds the t-th pair of the
+  // step. Warps are now fully busy or fully idle (no divergence), but look at the banks: shared
   // memory has 32 banks of 4 bytes, word w in bank w % 32. At s = 1 lanes t and t + 16 touch words
   // 2t and 2t + 32, the same bank: a 2-way conflict; at s = 16 every lane of a warp hits bank 0, 32
   // ways (seed 002 counts them). 3.03 keeps the busy warps and drops the conflicts.
-  // TODO(3.02): loop s from 1 while s < blockDim.x, doubling it: compute index = 2 * s * tid, and when
-  //             index < blockDim.x add partial[index + s] into partial[index]; __syncthreads() after
-  //             every step, outside the if (about 6 lines).
+  // TODO(3.02): run 3.01's steps with this mapping: work out where this thread's pair starts, let only
+  //             threads whose pair lies inside the block add, and keep every thread on every barrier
+  //             (about 6 lines).
   if (tid == 0) out[blockIdx.x] = partial[0];
 }
 

@@ -4,9 +4,9 @@
 // You learn: that once 32 or fewer threads work, a __syncthreads() per step is wasted, and that
 // since Volta the warp needs __syncwarp() between its steps: the old `volatile` warp-synchronous
 // trick relies on lanes running in lockstep, which the hardware no longer promises.
-// Task: write warp_sum_last_64, the block's last steps (64 partial sums to 1) for the threads of
-// warp 0: each step reads a neighbour into a register, then __syncwarp(), then stores, then
-// __syncwarp() again.
+// Task: write warp_sum_last_64, the block's last steps (64 partial sums to 1) run by the 32 threads
+// of warp 0 alone, ordered with __syncwarp() instead of block barriers. The rest of the kernel is
+// given.
 // Seed idea: "unroll last warp" (seed 002, CUDA Reduction Kernel), rewritten for independent thread
 // scheduling (the seed's version is the pre-Volta one).
 // Run:   build/default/phase3_reduction/p3_05_unroll_last_warp [--size 256M]
@@ -36,9 +36,10 @@ static_assert(kBlockSize >= 64, "the last warp starts from 64 partial sums");
 // of the same step need one between them too: lane 8 reads p[16] while lane 16 writes it.
 template <typename T>
 __device__ void warp_sum_last_64(T* partial, unsigned int lane) {
-  // TODO(3.05): for offset = 32, 16, 8, 4, 2, 1: v = partial[lane] + partial[lane + offset];
-  //             __syncwarp(); partial[lane] = v; __syncwarp(). Write it as a loop with #pragma unroll
-  //             or as six written-out steps (about 6 lines).
+  // TODO(3.05): fold the 64 partial sums into the first slot with the 32 lanes, halving as in 3.03
+  //             (about 6 lines). Within a step no lane may overwrite a slot before every lane has
+  //             read it, and no step may read before the previous step's writes are done. A loop
+  //             with #pragma unroll or the steps written out both do.
 }
 
 template <typename T>

@@ -4,9 +4,9 @@
 // You learn: to make the block size a template parameter, so every `if (kThreads >= 512)` is decided
 // by the compiler and the tree becomes straight-line code with no loop counter, and how a launcher
 // dispatches a runtime choice (64 .. 256 threads) to the right instantiation.
-// Task: in reduce_complete_unroll_kernel, write the block-wide steps for 1024 -> 512 -> 256 -> 128
-// -> 64 partial sums, each guarded by a compile-time test on kThreads, with a __syncthreads() after
-// each step that runs; 3.05's warp_sum_last_64 (given) finishes.
+// Task: in reduce_complete_unroll_kernel, write the block-wide steps of the tree, from kThreads
+// partial sums (up to 1024) down to 64, as straight-line code in which each step is kept or dropped
+// by a compile-time test on kThreads; 3.05's warp_sum_last_64 (given) finishes.
 // Seed idea: the reduction ladder's unrolling steps (seed 002), carried to the whole tree with a
 // template, as in NVIDIA's classic "Optimizing Parallel Reduction in CUDA".
 // Run:   build/default/phase3_reduction/p3_06_complete_unroll [--size 256M]
@@ -50,9 +50,9 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   // `if (kThreads >= 512)` is a constant: the compiler keeps the step or deletes it, and the
   // __syncthreads() inside it is reached by every thread of the block or by none.
-  // TODO(3.06): four steps, for kThreads >= 1024, 512, 256 and 128 (so s = 512, 256, 128, 64): each
-  //             `if (kThreads >= 2 * s) { if (tid < s) partial[tid] += partial[tid + s]; __syncthreads(); }`
-  //             written out, no loop (about 16 lines).
+  // TODO(3.06): fold the kThreads partial sums down to 64 with 3.03's steps written out, no loop: one
+  //             step per block size it could serve, each present only when kThreads needs it
+  //             (about 16 lines). Each step that runs ends with a barrier for the whole block.
   if (tid < 32) warp_sum_last_64(partial, tid);
   if (tid == 0) out[blockIdx.x] = partial[0];
 }

@@ -4,9 +4,9 @@
 // You learn: that the tree is cheap only when each thread has first summed many elements on its
 // own: a grid of a few blocks per SM, a grid-stride loop of 16-byte loads (four independent ones in
 // flight per thread), then one small tree per block, and two passes in all.
-// Task: in reduce_many_per_thread_kernel, sum this thread's share into `sum`: float4 loads over the
-// first n / 4 vectors with a grid-stride loop (four loads per trip, then one per trip for the rest),
-// then the last n % 4 floats one by one. The tree and the launcher are given.
+// Task: in reduce_many_per_thread_kernel, sum this thread's share of the array into `sum`: a
+// grid-stride walk that reads float4s and keeps four independent loads in flight per thread, then
+// the floats that do not fill a float4. The tree and the launcher are given.
 // Seed idea: "for very large arrays, add a grid-stride accumulation loop before the warp reduction"
 // (seed 001, parallel reduction tree), and 16-byte loads (seed 002, float4).
 // Run:   build/default/phase3_reduction/p3_07_many_per_thread [--size 256M]
@@ -44,12 +44,10 @@ __global__ void __launch_bounds__(kBlockSize)
   // Four loads issued before the first add: each thread keeps 64 bytes in flight, enough with 2048
   // threads per SM to cover HBM's latency. Consecutive threads read consecutive float4s: a warp
   // reads 512 contiguous bytes per load instruction.
-  // TODO(3.07): with first = blockIdx.x * blockDim.x + tid and stride = gridDim.x * blockDim.x (both
-  //             std::size_t), in4 = in as const float4*, and vectors = n / 4:
-  //             loop v from `first` while v + 3 * stride < vectors, stepping by 4 * stride: load
-  //             in4[v], in4[v + stride], in4[v + 2 * stride], in4[v + 3 * stride] into four float4s,
-  //             then add their lane_sum()s to sum. Continue with v < vectors, one float4 per trip.
-  //             Then the scalar tail: i from 4 * vectors + first while i < n, by stride (about 14 lines).
+  // TODO(3.07): add this thread's grid-stride share of in into sum (about 14 lines): the whole float4s
+  //             with four independent loads issued per trip before their adds, the float4s left
+  //             over one per trip, then the last n % 4 floats one by one. Every element exactly once,
+  //             none past n; index with std::size_t. lane_sum adds a float4's four lanes.
   partial[tid] = sum;
   __syncthreads();
   // The tree of 3.05 on 256 per-thread sums: block-wide steps down to 64, then warp 0 with __syncwarp.

@@ -4,9 +4,9 @@
 // You learn: __shfl_down_sync, which hands a register from lane l + offset to lane l with no shared
 // memory and no barrier; a block sum in two levels (every warp, then warp 0 over the warp sums),
 // with one __syncthreads() in all; and the same template for floats and exact ints.
-// Task: write warp_reduce_sum (five shuffle steps), then the block level in reduce_shuffle_kernel:
-// lane 0 of each warp stores its warp's sum in warp_sums[warp], one __syncthreads(), and warp 0
-// reduces those sums and writes the block's sum. The loads are 3.07's.
+// Task: write warp_reduce_sum with shuffles, then the block level in reduce_shuffle_kernel: the warps'
+// sums meet in one shared slot per warp, and warp 0 adds them and writes the block's sum, with one
+// __syncthreads() in all. The loads are 3.07's (given).
 // Seed idea: "shuffle" (seed 002, CUDA Reduction Kernel), and seed 001's two-pass reduction: warp
 // shuffles, a shared slot per warp, per-block partial sums, then one block for the final sum.
 // Run:   build/default/phase3_reduction/p3_08_shuffle [--size 256M]
@@ -54,7 +54,8 @@ __device__ __forceinline__ auto lane_sum(V q) {
 // with the full mask: every lane of the warp is here (the block is a multiple of 32 threads).
 template <typename T>
 __device__ __forceinline__ T warp_reduce_sum(T v) {
-  // TODO(3.08): for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(0xffffffffu, v, offset) (3 lines).
+  // TODO(3.08): return the sum of v over the 32 lanes of the warp, in lane 0, without shared
+  //             memory (about 3 lines). Every lane must take part in every step.
   return v;
 }
 
@@ -83,11 +84,10 @@ __global__ void __launch_bounds__(kBlockSize)
   sum = warp_reduce_sum(sum);
   // warp_sums is written by lane 0 of each warp and read by warp 0: the one __syncthreads() of the
   // kernel sits between the two. Warp 0 then adds kWarps (8) numbers, zero-padded to 32 lanes.
-  // TODO(3.08): declare __shared__ T warp_sums[kWarps] (one slot per warp: 32 bytes, not a 1 KiB tree),
-  //             lane = tid % 32 and warp = tid / 32.
-  // TODO(3.08): lane 0 stores sum in warp_sums[warp]; __syncthreads(); then in warp 0: take
-  //             warp_sums[lane] for lane < kWarps (else 0), warp_reduce_sum it, and let lane 0 write
-  //             the result to out[blockIdx.x] (about 7 lines).
+  // TODO(3.08): turn the warps' sums (each in lane 0 of its warp) into the block's sum and write it to
+  //             out[blockIdx.x] once (about 10 lines): a __shared__ array of one slot per warp (32
+  //             bytes, not a 1 KiB tree), then warp 0 adds the slots with warp_reduce_sum. All 32
+  //             lanes of warp 0 take part; a lane with no slot brings 0.
 }
 
 template <typename T>

@@ -5,9 +5,9 @@
 // publishes its sum, makes it visible device-wide (__threadfence), takes a ticket (atomicAdd on a
 // counter), and the block with the last ticket adds the published sums; and the simpler,
 // non-deterministic alternative, one float atomicAdd per block.
-// Task: in reduce_last_block_kernel, publish the block sum, fence, take the ticket, and let the last
-// block add the partial sums and write out. In reduce_block_atomics_kernel, add the block's sum to
-// *out with atomicAdd. Block sums and loads are 3.08's (given).
+// Task: in reduce_last_block_kernel, let the block that finishes last add every block's sum and write
+// the total. In reduce_block_atomics_kernel, add the block's sum into *out with one atomic per block.
+// Block sums and loads are 3.08's (given).
 // Seed idea: the two-pass reduction of seed 001 (partial sums, then a final pass) folded into one
 // launch; seed 000's atomics for the cross-block step.
 // Run:   build/default/phase3_reduction/p3_09_single_launch [--size 256M]
@@ -85,11 +85,12 @@ __global__ void __launch_bounds__(kBlockSize)
   // to see all gridDim.x sums. Without it the last block could read a stale partial.
   // The last block then reads the sums with __ldcg (from L2, where the fenced stores are; its own L1
   // is not coherent with other SMs) and resets the counter for the next launch.
-  // TODO(3.09): in thread 0: partials[blockIdx.x] = block_sum; __threadfence(); ticket =
-  //             atomicAdd(counter, 1u); is_last = (ticket == gridDim.x - 1). Then __syncthreads() for all.
-  // TODO(3.09): if is_last (the whole block): each thread adds __ldcg(&partials[i]) for i = threadIdx.x,
-  //             + blockDim.x, ... below gridDim.x; block_reduce_sum that; thread 0 writes it to *out and
-  //             sets *counter = 0 (about 15 lines in all; is_last is a __shared__ bool).
+  // TODO(3.09): publish this block's sum and find out, through the counter, whether this block
+  //             finished last, in an order that lets the last block see every published sum; every
+  //             thread of the block must learn the answer (a __shared__ bool).
+  //             The last block alone then adds all gridDim.x published sums with all its threads,
+  //             writes the total to *out and leaves the counter ready for the next launch (about 15
+  //             lines). block_reduce_sum must be called by every thread of the block or by none.
   [[maybe_unused]] const float unused = block_sum;  // TODO(3.09): placeholder
 }
 
@@ -98,7 +99,7 @@ __global__ void __launch_bounds__(kBlockSize)
   const float block_sum = block_reduce_sum(thread_sum(in, n));
   // One atomic per block (1056 on an H100), not per thread: the L2's atomic units add them in
   // whatever order blocks finish, so the last bits of the sum change from run to run.
-  // TODO(3.09): thread 0 adds block_sum to *out with atomicAdd (2 lines).
+  // TODO(3.09): add this block's sum into *out, one atomic per block (about 2 lines).
   [[maybe_unused]] const float unused = block_sum;  // TODO(3.09): placeholder
 }
 

@@ -30,9 +30,9 @@ void reduce_cub([[maybe_unused]] const float* in, [[maybe_unused]] float* out, s
   const std::size_t workspace_bytes = reduce_workspace_elements(n) * sizeof(float);
   std::size_t temp_bytes = 0;
   // With a null temporary buffer CUB only writes the size it needs to temp_bytes and returns.
-  // TODO(3.10): CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, n, stream)); throw
-  //             std::runtime_error when temp_bytes > workspace_bytes; then CUDA_CHECK the same call
-  //             with workspace as the buffer (about 5 lines).
+  // TODO(3.10): learn how many bytes cub::DeviceReduce::Sum needs, refuse a workspace that is too
+  //             small with a std::runtime_error, then sum in into out with the workspace as CUB's
+  //             storage, on stream (about 5 lines). Check every CUB call with CUDA_CHECK.
   [[maybe_unused]] const bool fits = temp_bytes <= workspace_bytes;  // TODO(3.10): placeholder
 }
 

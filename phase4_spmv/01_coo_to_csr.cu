@@ -6,9 +6,8 @@
 // turn the counts into starting offsets with an exclusive scan (row_ptr), and scatter every entry to
 // its row's next free slot (atomics again). Atomics make the order inside a row arbitrary, so a
 // segmented sort puts each row's columns in order, as CSR requires.
-// Task: write count_entries_kernel (one atomicAdd per entry into its row's counter) and
-// scatter_entries_kernel (claim a slot in the entry's row with atomicAdd on a cursor, copy col and val
-// there). The scan and the per-row sort are given (CUB).
+// Task: write count_entries_kernel (how many entries each row has) and scatter_entries_kernel (copy
+// every entry into a free slot of its row). The scan and the per-row sort are given (CUB).
 // Seed idea: CSR's "Row Ptr: [0, 3, 7, 9, ...]" is the exclusive scan of the row lengths (seed 004, part
 // 3.1); the SPASM strategy's preprocessing (template sorting) is the same kind of host-free conversion.
 // Run:   build/default/phase4_spmv/p4_01_coo_to_csr [--gen uniform|poisson|powerlaw|banded|block] [--rows 4M]
@@ -39,18 +38,19 @@ constexpr int kBlocksPerSm = 16;
 __global__ void count_entries_kernel(CooView coo, int* __restrict__ counts) {
   // A grid-stride loop over the entries. Entries of one row can sit anywhere, so several threads may
   // add to the same counter at once: only an atomic add counts them all.
-  // TODO(4.01): for e from this thread's global index while e < coo.nnz, stepping by
-  //             gridDim.x * blockDim.x, do atomicAdd(&counts[coo.row[e]], 1) (about 3 lines).
+  // TODO(4.01): count every entry of the COO input in its row's counter (about 3 lines). The launcher
+  //             sizes the grid to the GPU, not to coo.nnz: together your threads must visit every entry
+  //             once, however many there are. Index in std::size_t: adding a stride may pass 2^31.
 }
 
-// Each entry claims the next free slot of its row: row_ptr[r] + (how many of its row came before it).
+// Each entry claims the next free slot of its row r: row r's slots start at row_ptr[r].
 __global__ void scatter_entries_kernel(CooView coo, const int* __restrict__ row_ptr, int* __restrict__ cursor,
                                        int* __restrict__ col_out, float* __restrict__ val_out) {
   // atomicAdd returns the counter's old value: each of a row's entries gets a different one of 0, 1,
   // ..., len - 1, in whatever order the threads arrive. That order is why the rows are sorted after.
-  // TODO(4.01): in the same grid-stride loop over e, take r = coo.row[e], slot = row_ptr[r] +
-  //             atomicAdd(&cursor[r], 1), and store col_out[slot] = coo.col[e], val_out[slot] =
-  //             coo.val[e] (about 6 lines).
+  // TODO(4.01): copy every entry's column and value into a slot of its own inside its row (about 6
+  //             lines). Visit the entries as count_entries_kernel does. Two entries of one row must never
+  //             get the same slot, and the slots of a row must all be used; cursor starts at 0.
 }
 
 }  // namespace

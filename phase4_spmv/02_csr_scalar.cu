@@ -7,8 +7,8 @@
 // neighbours' sectors, so it even beats cuSPARSE; with 16 per row the loads spread over more lines;
 // and on a power-law matrix one lane walks a row of 60000 entries while its warp, its block and
 // finally the whole GPU wait for it.
-// Task: in spmv_csr_scalar_kernel give thread r the row r < rows, sum val[k] * x[col[k]] over k from
-// row_ptr[r] to row_ptr[r + 1] - 1 in a register, and store it in y[r].
+// Task: write spmv_csr_scalar_kernel, y = A x with one thread per row: thread r computes y[r], the
+// dot product of row r with x, in a register, and stores it once.
 // Seed idea: "Row Ptr: irregular access, Col Idx: random access -> coalesced access nearly impossible"
 // (seed 004, part 3.1, why CSR is hard on a GPU).
 // Run:   build/default/phase4_spmv/p4_02_csr_scalar [--gen poisson|uniform|powerlaw|banded|block] [--rows 4M]
@@ -32,9 +32,9 @@ __global__ void spmv_csr_scalar_kernel(CsrView a, const float* __restrict__ x, f
   // One thread owns one row from start to end: no other thread touches y[row], so no atomics and no
   // synchronisation. The row's entries are contiguous in col/val, but a warp's 32 rows start 32
   // different places: every load of the loop is a scattered gather.
-  // TODO(4.02): compute row = blockIdx.x * blockDim.x + threadIdx.x and return when row >= a.rows; sum
-  //             a.val[k] * x[a.col[k]] in a float over k in [a.row_ptr[row], a.row_ptr[row + 1]) and
-  //             store the sum in y[row], also when the row is empty (about 5 lines).
+  // TODO(4.02): give this thread its row and compute that row's entry of y (about 5 lines). The last
+  //             block reaches past the last row: those threads must do nothing. An empty row must still
+  //             store its 0. Accumulate in a float register, not in y.
 }
 
 }  // namespace

@@ -5,8 +5,9 @@
 // (lane l reads entries l, l + 32, ..., so a warp reads 128 contiguous bytes of val and of col at a
 // time), to add up the 32 partial sums with __shfl_down_sync in five steps, and what the warp costs
 // on short rows: a Poisson row has 5 entries, so 27 of 32 lanes idle.
-// Task: in spmv_csr_vector_kernel let each lane sum its strided share of the warp's row, reduce the 32
-// sums with __shfl_down_sync, and let lane 0 store y[row] (0 for an empty row).
+// Task: in spmv_csr_vector_kernel let the 32 lanes of a warp share its row so that their loads
+// coalesce, combine their partial sums without shared memory, and store y[row] once (0 for an empty
+// row).
 // Seed idea: "coalesced access: 4 transactions (optimal)" and warp-level work on regular pieces (seed
 // 004, parts 2 and 3.2: coalescing, and warps as the unit that processes blocks).
 // Run:   build/default/phase4_spmv/p4_03_csr_vector [--gen poisson|uniform|powerlaw|banded|block] [--rows 4M]
@@ -37,11 +38,11 @@ __global__ void spmv_csr_vector_kernel(CsrView a, const float* __restrict__ x, f
   if (warp >= a.rows) return;
   [[maybe_unused]] const int row = static_cast<int>(warp);
   [[maybe_unused]] const int lane = threadIdx.x % kWarpSize;
-  // TODO(4.03): sum a.val[k] * x[a.col[k]] in a float for k = a.row_ptr[row] + lane, stepping by
-  //             kWarpSize, while k < a.row_ptr[row + 1] (about 3 lines).
-  // TODO(4.03): add the 32 partial sums: for offset 16, 8, 4, 2, 1 add
-  //             __shfl_down_sync(kFullMask, sum, offset) to sum; then lane 0 stores y[row] = sum
-  //             (about 3 lines).
+  // TODO(4.03): let each lane add up its share of the row's products in a float (about 3 lines): on
+  //             every step the warp's 32 lanes must read 32 neighbouring entries, and every entry of the
+  //             row is taken by exactly one lane.
+  // TODO(4.03): combine the 32 partial sums of this row and store the row's result in y once (about 3
+  //             lines); an empty row must store 0. Every lane must take part in every shuffle.
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 // padding costs (every row pays for the longest: rows x width slots are read, not nnz), how to skip a
 // padding slot (col = -1) without reading x[-1], and why ELL is hopeless on a power-law matrix
 // (one row of 65536 entries pads 4M rows to 2^38 slots: the lesson refuses it and says so).
-// Task: in spmv_ell_kernel give thread r the row r < rows, walk its width slots at k * rows + r, add
-// val * x[col] for the slots with col >= 0, and store the sum in y[r].
+// Task: in spmv_ell_kernel, one thread per row, compute the row's entry of y from its width slots,
+// skipping the padding.
 // Seed idea: regular structure "continuous storage -> vectorized load, perfect coalesced access" at the
 // price of stored padding (seed 004, part 3.1; SPASM keeps the regularity and drops most padding).
 // Run:   build/default/phase4_spmv/p4_04_ell [--gen poisson|uniform|banded|block] [--rows 4M] or --matrix F
@@ -34,9 +34,9 @@ __global__ void spmv_ell_kernel(EllView a, const float* __restrict__ x, float* _
   // Column-major: for a fixed slot k, rows r and r + 1 are neighbours in memory, so the warp's 32
   // threads read one contiguous 128-byte piece of val and of col per slot. size_t: rows * width can
   // pass 2^31 even when each fits in an int.
-  // TODO(4.04): for k from 0 to a.width - 1, read c = a.col[std::size_t(k) * a.rows + row]; when c >= 0
-  //             (not padding) add a.val[same index] * x[c] to a float sum; store it in y[row] (about 6
-  //             lines).
+  // TODO(4.04): add up this row's a.width slots in a float and store the result in y (about 6 lines).
+  //             A padding slot (column -1) must be skipped without reading x through its column. Every
+  //             row stores, also one that is all padding.
 }
 
 }  // namespace

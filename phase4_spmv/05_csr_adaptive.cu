@@ -43,19 +43,21 @@ __global__ void csr_adaptive_plan_kernel(const int* __restrict__ row_ptr, int ro
   if (k > chunks) return;
   int first = rows;
   if (k < chunks) {
-    // TODO(4.05): binary-search for the first r in [0, rows] with row_ptr[r] >= k * kChunk (compute the
-    //             target as a long long: it passes 2^31 on big matrices; row_ptr[rows] = nnz is never
-    //             below it, so the search never runs off the end) and store r in first (about 12 lines).
+    // TODO(4.05): set first to row block k's first row, the lower bound described above, in O(log rows)
+    //             reads of row_ptr (about 12 lines). The target passes 2^31 on big matrices: hold it in a
+    //             long long. The last row pointer (nnz) is never below the target, so an answer in
+    //             0 .. rows always exists.
   }
   row_block_start[k] = first;
 }
 
-// Stage: thread t loads entries begin + t, begin + t + kThreads, ... of the `count` starting at
-// `begin`: consecutive lanes read consecutive values and columns (full 128-byte lines), unrolled so all
-// of a thread's loads are in flight at once, and park val * x[col] in shared memory.
+// Stage: park val * x[col] of the `count` entries starting at `begin` in shared memory, the product of
+// entry begin + i in products[i]. Consecutive lanes must read consecutive values and columns (full
+// 128-byte lines), and all of a thread's loads should be in flight at once: a loop whose trip count
+// the compiler knows can be unrolled, so no load waits for the one before.
 __device__ void stage_products(const CsrView& a, const float* __restrict__ x, int begin, int count, float* products) {
-  // TODO(4.05): for j < kChunk / kThreads (#pragma unroll), i = threadIdx.x + j * kThreads: if i < count,
-  //             store products[i] = a.val[begin + i] * x[a.col[begin + i]] (read x with __ldg; about 5 lines).
+  // TODO(4.05): stage the `count` products (about 5 lines). count is at most kChunk; the block's
+  //             kThreads threads share the work evenly. Read x through the read-only cache (__ldg).
 }
 
 // Longest first: a row block whose last row is too long for shared memory keeps one thread block busy
@@ -113,9 +115,9 @@ __global__ __launch_bounds__(kThreads) void spmv_csr_adaptive_kernel(CsrView a, 
     const int row = base + tid / lanes;
     float sum = 0.0f;
     if (row < stream_rows) {
-      // TODO(4.05): add products[i] to sum for i from a.row_ptr[first_row + row] - begin + lane up to
-      //             a.row_ptr[first_row + row + 1] - begin, in steps of lanes: the group's lanes share the
-      //             row, the shuffle below adds up their sums (about 2 lines).
+      // TODO(4.05): add this lane's share of the row's staged products to sum (about 2 lines). The
+      //             group's `lanes` lanes split the row between them; the shuffle below adds up their
+      //             sums. `row` counts from first_row, and the products from entry `begin`.
     }
     // Width `lanes`: each group of lanes folds its own sum, lane 0 of the group ends with the total.
     for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);

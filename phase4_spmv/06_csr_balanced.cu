@@ -56,9 +56,9 @@ BalancedWorkspace carve(const CsrView& a, void* workspace) {
 // [max(0, d - nnz), min(d, rows)] such that row i's end is not before entry d - i - 1, found by a
 // binary search: O(log rows) for any d, which is what makes equal-sized tiles cheap to find.
 __device__ int2 merge_path_search(int diagonal, const int* row_end, int rows, int nnz) {
-  // TODO(4.06): binary-search i in [max(diagonal - nnz, 0), min(diagonal, rows)]: while lo < hi, take
-  //             mid; if row_end[mid] <= diagonal - mid - 1, row mid is consumed (lo = mid + 1), else hi =
-  //             mid. Return {lo, diagonal - lo} (about 9 lines).
+  // TODO(4.06): find where `diagonal` crosses the merge path, as {row ends taken, entries taken}, with
+  //             the binary search described above (about 9 lines). Neither count may go below 0 or past
+  //             its list (rows, nnz), and the two must add up to the diagonal.
   return make_int2(0, 0);  // TODO(4.06): replace this placeholder with the search's answer
 }
 
@@ -67,10 +67,11 @@ __device__ int2 merge_path_search(int diagonal, const int* row_end, int rows, in
 // Rows are short or long, a thread's items are always kItemsPerThread: that is the balance.
 __device__ void walk_merge_path(const float* products, const int* row_end, float* row_sum, int tile_rows,
                                 int tile_entries, int first, int last) {
-  // TODO(4.06): find {row, entry} = merge_path_search(first, row_end, tile_rows, tile_entries), then
-  //             walk items first .. last - 1: while entry < row_end[row] add products[entry++] to a
-  //             float sum; otherwise the row ends here: atomicAdd(&row_sum[row], sum), reset sum, ++row.
-  //             After the walk (if first < last) add the open row's sum to row_sum[row] too (about 14 lines).
+  // TODO(4.06): walk this thread's items first .. last - 1 of the tile (about 14 lines). Start where
+  //             diagonal `first` crosses the tile's merge path. Each item either adds the current row's
+  //             next product or closes that row: hand the closed row's sum to row_sum, where other
+  //             threads may be adding other pieces of the same row. The row still open after the last
+  //             item gets its piece too, but only if this thread had any items.
 }
 
 // One thread per tile boundary: where tile t starts on the merge path (the last boundary is the end).

@@ -7,8 +7,9 @@
 // the kernel runs: positions pre-decoded into x indices, blocks sorted by template so the lanes of a
 // warp follow the same pattern, the frequent templates (first in the table) in shared memory, and the
 // slice of x a tile reads loaded once into shared memory.
-// Task: in spmv_block_tiled_kernel let each lane (block slot, block row) add its row of each block it
-// owns, reading the template's row mask and first value, then fold the 8 slots and write y.
+// Task: in block_row_spmv (called by spmv_block_tiled_kernel) let one warp compute a block row's 4
+// rows of y: each lane sums one row of the blocks its slot owns, finding the entries through the
+// block's template instead of per-entry columns; then the slots' sums become y.
 // Seed idea: "32 threads in warp process 8 4x4 blocks ... pre-decode ... sort by template ID, group same
 // patterns together ... tile-level vector prefetch to shared memory" (seed 004, parts 3.2 and 3.3).
 // Run:   build/default/phase4_spmv/p4_07_block_tiled [--gen block|poisson|banded] [--rows 4M]
@@ -44,14 +45,13 @@ static_assert(kSlots * 4 == kWarpSize, "a lane is one row (0..3) of one block sl
 // positions were pre-decoded for the one in use); shared_rows: the first kSharedTemplates descriptors.
 __device__ void block_row_spmv(const BlockTiledView& a, const float* xs, const std::uint32_t* shared_rows, int br,
                                float* y) {
-  // TODO(4.07): lane = threadIdx.x % kWarpSize is row r = lane % 4 of block slot lane / 4. For b =
-  //             a.block_row_ptr[br] + slot, + kSlots, ... below a.block_row_ptr[br + 1]: read {position,
-  //             offset} = a.block_position[b] and the descriptor of template t = a.block_template[b]
-  //             (shared_rows[t] for t < kSharedTemplates, else a.template_rows[t]); its byte r is your row's
-  //             4-bit mask (low) and first value (high): v = offset + (byte >> 4). For each set bit j add
-  //             a.values[v++] * xs[position + j] to a float sum (a full row at v % 4 == 0: one float4 load).
-  //             Fold the 8 slots with __shfl_xor_sync at offsets 16, 8, 4; slot 0 stores y[4 * br + r] when
-  //             that row is < a.rows (about 28 lines).
+  // TODO(4.07): compute the 4 rows of y that block row br covers (about 28 lines). Each lane is one row
+  //             of one block slot, as the kernel's loop comment says; the slots take the block row's
+  //             blocks kSlots at a time. Per block you have its pre-decoded position (in xs) and value
+  //             offset, and its template's descriptor (see the host build below), which the first
+  //             kSharedTemplates templates keep in shared_rows. A full row whose values start 16-byte
+  //             aligned can be read in one float4 load. Then add up the slots' sums for each row with
+  //             shuffles; write each row once, and only rows that exist (below a.rows).
 }
 
 __global__ __launch_bounds__(kThreads) void spmv_block_tiled_kernel(BlockTiledView a, const float* __restrict__ x,

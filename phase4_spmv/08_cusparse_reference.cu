@@ -60,13 +60,13 @@ CusparseSpmvPlan* spmv_cusparse_plan_create(const CsrView& a, [[maybe_unused]] c
   if (plan->no_entries) return plan.release();
   CUSPARSE_CHECK(cusparseCreate(&plan->handle));
   CUSPARSE_CHECK(cusparseSetStream(plan->handle, stream));  // every call of this handle goes to `stream`
-  // TODO(4.08): describe A: cusparseCreateConstCsr(&plan->matrix, rows, cols, nnz, row_ptr, col, val,
-  //             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F) (1 call).
-  // TODO(4.08): describe x (a.cols floats, cusparseCreateConstDnVec) and y (a.rows floats,
-  //             cusparseCreateDnVec), both CUDA_R_32F (2 calls).
-  // TODO(4.08): ask cusparseSpMV_bufferSize for plan->work_bytes (CUSPARSE_OPERATION_NON_TRANSPOSE,
-  //             &kAlpha, the three descriptors, &kBeta, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT) and, when it
-  //             is not 0, allocate plan->work with wb::device_alloc (about 4 lines).
+  // TODO(4.08): describe A in plan->matrix as the read-only CSR matrix it is: its sizes, its three
+  //             arrays, 32-bit indices counted from 0, float values (1 call, cusparseCreateConstCsr).
+  // TODO(4.08): describe x (read only) and y (written) as dense float vectors of the right lengths
+  //             (2 calls, cusparseCreateConstDnVec and cusparseCreateDnVec).
+  // TODO(4.08): ask how much work memory the default SpMV algorithm needs for y = kAlpha A x + kBeta y,
+  //             with A not transposed and float arithmetic, into plan->work_bytes; allocate plan->work
+  //             once, with wb::device_alloc, only when it needs any (about 4 lines, cusparseSpMV_bufferSize).
   return plan.release();
 }
 
@@ -76,8 +76,9 @@ void spmv_cusparse_plan_run(CusparseSpmvPlan* plan) {
       CUDA_CHECK(cudaMemsetAsync(plan->y_data, 0, sizeof(float) * static_cast<std::size_t>(plan->rows), plan->stream));
     return;
   }
-  // TODO(4.08): call cusparseSpMV with the same arguments as the buffer-size query, ending in
-  //             plan->work instead of &plan->work_bytes (1 call, inside CUSPARSE_CHECK).
+  // TODO(4.08): compute y = kAlpha A x + kBeta y with the plan: the same operation, scalars,
+  //             descriptors, type and algorithm as the size query, and the work memory it sized (1 call,
+  //             cusparseSpMV, checked like every cuSPARSE call).
 }
 
 void spmv_cusparse_plan_destroy(CusparseSpmvPlan* plan) {

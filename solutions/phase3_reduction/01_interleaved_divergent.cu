@@ -3,9 +3,10 @@
 //
 // You learn: how a block adds 256 numbers in log2(256) = 8 steps in shared memory, why every step
 // needs a __syncthreads(), and how a multi-pass launcher turns block sums into one sum.
-// Task: in reduce_interleaved_divergent_kernel, run the tree with a stride s = 1, 2, 4, ...: thread t
-// works when t % (2 s) == 0 and adds partial[t + s] into partial[t]; then thread 0 writes the block's
-// sum. The launcher (given) runs the kernel again on the block sums until one number is left.
+// Task: in reduce_interleaved_divergent_kernel, add up the block's values in shared memory as a tree
+// whose pairs double in distance each step (interleaved addressing, the seed's baseline), then write
+// the block's sum. The launcher (given) runs the kernel again on the block sums until one number is
+// left.
 // Seed idea: the "baseline" of the reduction ladder, interleaved addressing with
 // threadIdx.x % (2 i) == 0 (seed 002, CUDA Reduction Kernel).
 // Run:   build/default/phase3_reduction/p3_01_interleaved_divergent [--size 256M]

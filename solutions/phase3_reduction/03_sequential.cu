@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // 3.03 sequential: sequential addressing, the tree without divergence and without bank conflicts.
 //
-// You learn: to fold the array in half each step (thread t adds element t + s, s = blockDim/2 .. 1),
-// so consecutive lanes read consecutive words; and that an integer sum is exact in any order, so its
-// graded test demands the exact answer.
-// Task: in reduce_sequential_kernel, write the halving loop. The kernel is a template: the same code
+// You learn: to fold the array in half each step, so consecutive lanes read consecutive words; and
+// that an integer sum is exact in any order, so its graded test demands the exact answer.
+// Task: in reduce_sequential_kernel, write the folding tree. The kernel is a template: the same code
 // sums floats (reduce_sequential) and ints (reduce_sequential_int).
-// Seed idea: "no bank conflict", step sizes D/2, D/4, ..., 1 (seed 002, CUDA Reduction Kernel).
+// Seed idea: "no bank conflict", sequential addressing with halving steps (seed 002, CUDA Reduction
+// Kernel).
 // Run:   build/default/phase3_reduction/p3_03_sequential [--size 256M]
 // Check: ctest --preset learner -R '^3.03'
 // Aim:   about 29% of CUB on an H100 (867 GB/s); half the threads idle from the first step on.
@@ -31,9 +31,10 @@ __global__ void reduce_sequential_kernel(const T* __restrict__ in, T* __restrict
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
   partial[tid] = i < n ? in[i] : T(0);
   __syncthreads();
-  // Fold the upper half onto the lower half: at step s, threads 0 .. s-1 add partial[t + s]. A warp's
-  // 32 lanes read 32 consecutive words, one per bank: no conflicts at any step, and the busy threads
-  // are always the first ones, so warps are wholly busy or idle until s < 32.
+  // Fold the upper half onto the lower half, then the upper half of what is left, and so on: each
+  // busy thread adds one element of the upper half to its own. A warp's 32 lanes read 32 consecutive
+  // words, one per bank: no conflicts at any step, and the busy threads are always the first ones, so
+  // warps are wholly busy or idle until fewer than 32 threads work.
   for (unsigned int s = blockDim.x / 2; s > 0; s /= 2) {
     if (tid < s) partial[tid] += partial[tid + s];
     __syncthreads();  // the next (smaller) fold reads this one's sums

@@ -3,9 +3,9 @@
 //
 // You learn: that the first step of 3.03 wastes half the threads, and that doing it in registers
 // while loading from global memory halves the block count, the barriers and the shared traffic.
-// Task: in reduce_first_add_during_load_kernel, load in[i] and in[i + blockDim.x] (each only when
-// below n) and store their sum in partial[tid]; block b now covers 2 * blockDim.x elements starting
-// at 2 * blockDim.x * b. The launcher (given) already asks for half the blocks.
+// Task: in reduce_first_add_during_load_kernel, let every thread load two elements of its block and
+// store their sum in partial[tid]: a block now covers 2 * blockDim.x elements. The tree and the
+// launcher (which already asks for half the blocks) are given.
 // Seed idea: "add during load", L = 2 elements per thread before the tree (seed 002, CUDA
 // Reduction Kernel; seed 001's two-pass reduction loads two elements per thread too).
 // Run:   build/default/phase3_reduction/p3_04_first_add_during_load [--size 256M]
@@ -29,8 +29,9 @@ template <typename T>
 __global__ void reduce_first_add_during_load_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n) {
   __shared__ T partial[kBlockSize];
   const unsigned int tid = threadIdx.x;
-  // Block b covers [2 blockDim b, 2 blockDim (b + 1)): thread t loads t and t + blockDim of it, two
-  // coalesced rows of 256 floats.
+  // Block b covers [2 blockDim b, 2 blockDim (b + 1)) (the launcher counts on it). Choose each
+  // thread's two elements so that every load instruction of a warp reads 32 consecutive floats: the
+  // block reads two coalesced rows of 256 floats.
   // Each load bounded by n on its own: the second one runs past n first.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
   T sum = i < n ? in[i] : T(0);

@@ -4,9 +4,9 @@
 // You learn: that once 32 or fewer threads work, a __syncthreads() per step is wasted, and that
 // since Volta the warp needs __syncwarp() between its steps: the old `volatile` warp-synchronous
 // trick relies on lanes running in lockstep, which the hardware no longer promises.
-// Task: write warp_sum_last_64, the block's last steps (64 partial sums to 1) for the threads of
-// warp 0: each step reads a neighbour into a register, then __syncwarp(), then stores, then
-// __syncwarp() again.
+// Task: write warp_sum_last_64, the block's last steps (64 partial sums to 1) run by the 32 threads
+// of warp 0 alone, ordered with __syncwarp() instead of block barriers. The rest of the kernel is
+// given.
 // Seed idea: "unroll last warp" (seed 002, CUDA Reduction Kernel), rewritten for independent thread
 // scheduling (the seed's version is the pre-Volta one).
 // Run:   build/default/phase3_reduction/p3_05_unroll_last_warp [--size 256M]

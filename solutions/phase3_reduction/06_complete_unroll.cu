@@ -4,9 +4,9 @@
 // You learn: to make the block size a template parameter, so every `if (kThreads >= 512)` is decided
 // by the compiler and the tree becomes straight-line code with no loop counter, and how a launcher
 // dispatches a runtime choice (64 .. 256 threads) to the right instantiation.
-// Task: in reduce_complete_unroll_kernel, write the block-wide steps for 1024 -> 512 -> 256 -> 128
-// -> 64 partial sums, each guarded by a compile-time test on kThreads, with a __syncthreads() after
-// each step that runs; 3.05's warp_sum_last_64 (given) finishes.
+// Task: in reduce_complete_unroll_kernel, write the block-wide steps of the tree, from kThreads
+// partial sums (up to 1024) down to 64, as straight-line code in which each step is kept or dropped
+// by a compile-time test on kThreads; 3.05's warp_sum_last_64 (given) finishes.
 // Seed idea: the reduction ladder's unrolling steps (seed 002), carried to the whole tree with a
 // template, as in NVIDIA's classic "Optimizing Parallel Reduction in CUDA".
 // Run:   build/default/phase3_reduction/p3_06_complete_unroll [--size 256M]

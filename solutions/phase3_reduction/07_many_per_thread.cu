@@ -4,9 +4,9 @@
 // You learn: that the tree is cheap only when each thread has first summed many elements on its
 // own: a grid of a few blocks per SM, a grid-stride loop of 16-byte loads (four independent ones in
 // flight per thread), then one small tree per block, and two passes in all.
-// Task: in reduce_many_per_thread_kernel, sum this thread's share into `sum`: float4 loads over the
-// first n / 4 vectors with a grid-stride loop (four loads per trip, then one per trip for the rest),
-// then the last n % 4 floats one by one. The tree and the launcher are given.
+// Task: in reduce_many_per_thread_kernel, sum this thread's share of the array into `sum`: a
+// grid-stride walk that reads float4s and keeps four independent loads in flight per thread, then
+// the floats that do not fill a float4. The tree and the launcher are given.
 // Seed idea: "for very large arrays, add a grid-stride accumulation loop before the warp reduction"
 // (seed 001, parallel reduction tree), and 16-byte loads (seed 002, float4).
 // Run:   build/default/phase3_reduction/p3_07_many_per_thread [--size 256M]

@@ -4,9 +4,9 @@
 // You learn: __shfl_down_sync, which hands a register from lane l + offset to lane l with no shared
 // memory and no barrier; a block sum in two levels (every warp, then warp 0 over the warp sums),
 // with one __syncthreads() in all; and the same template for floats and exact ints.
-// Task: write warp_reduce_sum (five shuffle steps), then the block level in reduce_shuffle_kernel:
-// lane 0 of each warp stores its warp's sum in warp_sums[warp], one __syncthreads(), and warp 0
-// reduces those sums and writes the block's sum. The loads are 3.07's.
+// Task: write warp_reduce_sum with shuffles, then the block level in reduce_shuffle_kernel: the warps'
+// sums meet in one shared slot per warp, and warp 0 adds them and writes the block's sum, with one
+// __syncthreads() in all. The loads are 3.07's (given).
 // Seed idea: "shuffle" (seed 002, CUDA Reduction Kernel), and seed 001's two-pass reduction: warp
 // shuffles, a shared slot per warp, per-block partial sums, then one block for the final sum.
 // Run:   build/default/phase3_reduction/p3_08_shuffle [--size 256M]

@@ -6,9 +6,8 @@
 // turn the counts into starting offsets with an exclusive scan (row_ptr), and scatter every entry to
 // its row's next free slot (atomics again). Atomics make the order inside a row arbitrary, so a
 // segmented sort puts each row's columns in order, as CSR requires.
-// Task: write count_entries_kernel (one atomicAdd per entry into its row's counter) and
-// scatter_entries_kernel (claim a slot in the entry's row with atomicAdd on a cursor, copy col and val
-// there). The scan and the per-row sort are given (CUB).
+// Task: write count_entries_kernel (how many entries each row has) and scatter_entries_kernel (copy
+// every entry into a free slot of its row). The scan and the per-row sort are given (CUB).
 // Seed idea: CSR's "Row Ptr: [0, 3, 7, 9, ...]" is the exclusive scan of the row lengths (seed 004, part
 // 3.1); the SPASM strategy's preprocessing (template sorting) is the same kind of host-free conversion.
 // Run:   build/default/phase4_spmv/p4_01_coo_to_csr [--gen uniform|poisson|powerlaw|banded|block] [--rows 4M]
@@ -45,7 +44,7 @@ __global__ void count_entries_kernel(CooView coo, int* __restrict__ counts) {
     atomicAdd(&counts[coo.row[e]], 1);
 }
 
-// Each entry claims the next free slot of its row: row_ptr[r] + (how many of its row came before it).
+// Each entry claims the next free slot of its row r: row r's slots start at row_ptr[r].
 __global__ void scatter_entries_kernel(CooView coo, const int* __restrict__ row_ptr, int* __restrict__ cursor,
                                        int* __restrict__ col_out, float* __restrict__ val_out) {
   // atomicAdd returns the counter's old value: each of a row's entries gets a different one of 0, 1,

@@ -7,8 +7,8 @@
 // neighbours' sectors, so it even beats cuSPARSE; with 16 per row the loads spread over more lines;
 // and on a power-law matrix one lane walks a row of 60000 entries while its warp, its block and
 // finally the whole GPU wait for it.
-// Task: in spmv_csr_scalar_kernel give thread r the row r < rows, sum val[k] * x[col[k]] over k from
-// row_ptr[r] to row_ptr[r + 1] - 1 in a register, and store it in y[r].
+// Task: write spmv_csr_scalar_kernel, y = A x with one thread per row: thread r computes y[r], the
+// dot product of row r with x, in a register, and stores it once.
 // Seed idea: "Row Ptr: irregular access, Col Idx: random access -> coalesced access nearly impossible"
 // (seed 004, part 3.1, why CSR is hard on a GPU).
 // Run:   build/default/phase4_spmv/p4_02_csr_scalar [--gen poisson|uniform|powerlaw|banded|block] [--rows 4M]

@@ -5,8 +5,9 @@
 // (lane l reads entries l, l + 32, ..., so a warp reads 128 contiguous bytes of val and of col at a
 // time), to add up the 32 partial sums with __shfl_down_sync in five steps, and what the warp costs
 // on short rows: a Poisson row has 5 entries, so 27 of 32 lanes idle.
-// Task: in spmv_csr_vector_kernel let each lane sum its strided share of the warp's row, reduce the 32
-// sums with __shfl_down_sync, and let lane 0 store y[row] (0 for an empty row).
+// Task: in spmv_csr_vector_kernel let the 32 lanes of a warp share its row so that their loads
+// coalesce, combine their partial sums without shared memory, and store y[row] once (0 for an empty
+// row).
 // Seed idea: "coalesced access: 4 transactions (optimal)" and warp-level work on regular pieces (seed
 // 004, parts 2 and 3.2: coalescing, and warps as the unit that processes blocks).
 // Run:   build/default/phase4_spmv/p4_03_csr_vector [--gen poisson|uniform|powerlaw|banded|block] [--rows 4M]

@@ -7,8 +7,9 @@
 // the kernel runs: positions pre-decoded into x indices, blocks sorted by template so the lanes of a
 // warp follow the same pattern, the frequent templates (first in the table) in shared memory, and the
 // slice of x a tile reads loaded once into shared memory.
-// Task: in spmv_block_tiled_kernel let each lane (block slot, block row) add its row of each block it
-// owns, reading the template's row mask and first value, then fold the 8 slots and write y.
+// Task: in block_row_spmv (called by spmv_block_tiled_kernel) let one warp compute a block row's 4
+// rows of y: each lane sums one row of the blocks its slot owns, finding the entries through the
+// block's template instead of per-entry columns; then the slots' sums become y.
 // Seed idea: "32 threads in warp process 8 4x4 blocks ... pre-decode ... sort by template ID, group same
 // patterns together ... tile-level vector prefetch to shared memory" (seed 004, parts 3.2 and 3.3).
 // Run:   build/default/phase4_spmv/p4_07_block_tiled [--gen block|poisson|banded] [--rows 4M]
