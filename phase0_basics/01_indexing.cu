@@ -27,9 +27,10 @@ namespace {
 __global__ void record_thread_indices_kernel(int* __restrict__ global_index, int* __restrict__ block_index,
                                              int* __restrict__ thread_index, int n) {
   // Blocks before this one hold blockIdx.x * blockDim.x threads; this thread comes threadIdx.x after them.
-  // TODO(0.01): compute the global index i from blockIdx.x, blockDim.x and threadIdx.x (1 line).
+  // TODO(0.01): compute i, the element this thread owns: its place among all the threads of the grid (1 line).
   // The grid was rounded up to whole blocks, so the last block has threads past the end: they must not store.
-  // TODO(0.01): if i < n, store i, blockIdx.x and threadIdx.x into the three arrays at index i (about 5 lines).
+  // TODO(0.01): for a thread that owns an element, record in the three arrays which element, which block
+  //             and which thread of its block this is (about 5 lines).
 }
 
 }  // namespace
@@ -38,7 +39,7 @@ __global__ void record_thread_indices_kernel(int* __restrict__ global_index, int
 
 void record_thread_indices(int* global_index, int* block_index, int* thread_index, int n, int block_size,
                            cudaStream_t stream) {
-  // TODO(0.01): return at once when n == 0: a grid of 0 blocks is an invalid launch (1 line).
+  // TODO(0.01): launch nothing when there are no elements: a grid of 0 blocks is an invalid launch (1 line).
   // Round up: n / block_size would drop the last, partial block and leave its elements untouched.
   const int blocks = 1;  // TODO(0.01): launch enough blocks of block_size threads to cover n (wb::ceil_div, 1 line).
   record_thread_indices_kernel<<<blocks, block_size, 0, stream>>>(global_index, block_index, thread_index, n);

@@ -28,18 +28,19 @@ __global__ void vector_add_kernel(const float* __restrict__ a, const float* __re
                                   std::size_t n) {
   // Each thread starts at its global index and jumps by the whole grid's width, so neighbouring
   // threads always touch neighbouring floats (coalesced) and no element is visited twice.
-  // TODO(0.02): loop i from this thread's global index while i < n, stepping by
-  //             gridDim.x * blockDim.x, and store c[i] = a[i] + b[i] (about 4 lines; use std::size_t).
+  // TODO(0.02): visit every element this thread owns: start at its global index, jump over the whole
+  //             grid each step, stop at the end of the arrays; store the sum of a and b for each
+  //             (about 4 lines; index with std::size_t).
 }
 
 __global__ void vector_add_float4_kernel(const float* __restrict__ a, const float* __restrict__ b,
                                          float* __restrict__ c, std::size_t n) {
   // n / 4 whole float4s; the pointers are 16-byte aligned, so reinterpret_cast<const float4*> is legal.
-  // TODO(0.02): with n4 = n / 4 and a4, b4, c4 the float4 views of a, b, c, grid-stride over
-  //             i < n4 and store c4[i] = the component-wise sum of a4[i] and b4[i] (about 10 lines).
+  // TODO(0.02): view a, b and c as arrays of float4 and run the same grid-stride loop over the whole
+  //             float4s, storing the sum of each pair, component by component (about 10 lines).
   // The last n % 4 (at most 3) elements do not fill a float4: the first threads add them one by one.
-  // TODO(0.02): let the thread whose global index is `first` add the scalar element 4 * n4 + first when it is < n (2
-  // lines).
+  // TODO(0.02): add the leftover elements after the last whole float4, one per thread, using the
+  //             threads with the lowest global indices; skip those past n (2 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

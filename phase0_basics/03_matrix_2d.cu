@@ -35,16 +35,17 @@ __global__ void matrix_scale_bias_kernel(const float* __restrict__ in, const flo
                                          float* __restrict__ out, int rows, int cols, float scale) {
   // x runs along the columns: the 32 threads of a warp (same threadIdx.y, consecutive threadIdx.x)
   // touch 32 consecutive floats of one row, so each load and store is one coalesced 128-byte access.
-  // TODO(0.03): compute this thread's column c from blockIdx.x, blockDim.x and threadIdx.x (1 line).
+  // TODO(0.03): compute c, the column this thread owns, from the x built-ins (1 line).
   // cols is rarely a multiple of 32: the last block column has threads to the right of the matrix.
   // Without this check they would write into the next row (or past the end of the last one).
   // TODO(0.03): return when c is outside the matrix (1 line).
   // The grid is shorter than the matrix (4 rows per thread, and gridDim.y stops at 65535): each thread
   // steps down by the grid's height until it leaves the matrix. The loop condition is the row check.
   // Row-major: row r starts r * cols floats in. std::size_t, because rows * cols may exceed 2^31.
-  // TODO(0.03): loop r from this thread's row (the y twin of c) while r < rows, stepping by
-  //             gridDim.y * blockDim.y (about 2 lines, plus the closing brace).
-  // TODO(0.03): in the loop, compute the flat index of [r][c] and store in * scale + bias[c] there (2 lines).
+  // TODO(0.03): loop over the rows this thread owns: start at its own row (found like c, from the y
+  //             built-ins) and step down by the grid's height in threads until you leave the matrix
+  //             (about 2 lines, plus the closing brace).
+  // TODO(0.03): in the loop, find element [r][c] in the flat arrays and write its scaled, biased value (2 lines).
 }
 
 }  // namespace
@@ -59,7 +60,7 @@ void matrix_scale_bias(const float* in, const float* bias, float* out, int rows,
   // much of its short life starting and retiring; looping over 4 rows per thread took an H100 from 66%
   // to 96% of memcpy. gridDim.y may not exceed 65535 (the same for gridDim.z; gridDim.x goes to 2^31 - 1):
   // taller matrices get more rows per thread from the kernel's loop.
-  const int grid_y = wb::ceil_div(rows, kBlockY * kRowsPerThread);  // TODO(0.03): cap it at 65535 (std::min, 1 line).
+  const int grid_y = wb::ceil_div(rows, kBlockY * kRowsPerThread);  // TODO(0.03): keep it within gridDim.y's limit (1 line).
   const dim3 grid(wb::ceil_div(cols, kBlockX), grid_y);
   matrix_scale_bias_kernel<<<grid, block, 0, stream>>>(in, bias, out, rows, cols, scale);
   CUDA_CHECK_KERNEL();

@@ -35,23 +35,24 @@ constexpr int kBlockSize = 256;
 __global__ void stencil_1d_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   // The block's kBlockSize outputs need the inputs from R before its first element to R after its
   // last: tile[j] holds in[block_start - R + j], so thread t's own element sits at tile[t + R].
-  // TODO(0.04): declare tile, a __shared__ array of kBlockSize + 2 * kStencilRadius floats; compute
-  //             block_start = blockIdx.x * kBlockSize and i = block_start + threadIdx.x as std::size_t (3 lines).
+  // TODO(0.04): declare tile, a __shared__ float array that holds the block's inputs and both halos;
+  //             compute block_start, the block's first element, and i, this thread's element, as
+  //             std::size_t (3 lines).
   // Every thread loads, even with i >= n (it stores a 0, the value of in[] outside [0, n)), and no
   // thread returns early: all of them must reach the __syncthreads() below.
-  // TODO(0.04): store in[i] in this thread's own slot of the tile, or 0.0f when i >= n (1 line).
+  // TODO(0.04): fill this thread's own slot of the tile, with 0 past the end of in (1 line).
   // The first R threads also load the halos: the left slot t holds in[block_start - R + t] (negative,
   // so 0, in block 0), the right slot t holds in[block_start + kBlockSize + t] (0 past the end).
-  // TODO(0.04): if threadIdx.x < kStencilRadius, fill tile[threadIdx.x] and tile[threadIdx.x + kBlockSize +
-  //             kStencilRadius] that way; compute the left index as a signed long long (about 6 lines).
+  // TODO(0.04): let the first R threads fill one left and one right halo slot each, 0 outside [0, n);
+  //             the left index can be negative, so compute it signed (about 6 lines).
   // Thread t reads tile[t .. t + 2R], written by other threads, some in other warps (and the halos
   // by threads 0..R-1). Without this barrier a warp may read a slot before its owner has written it
   // and sum stale shared memory from an earlier block: a race that is wrong only now and then.
   // TODO(0.04): make every thread of the block wait here until all have written their slots (1 line).
   // The bounds guard comes after the barrier: threads past n helped to load, they just store nothing.
   // Sum in a fixed order, k = -R..R: nvcc fuses each `sum + w * x` into one fma, as the CPU reference does.
-  // TODO(0.04): if i < n, add up c_weights[k + kStencilRadius] * tile[threadIdx.x + kStencilRadius + k]
-  //             for k from -kStencilRadius to kStencilRadius into a float, then store it in out[i] (about 8 lines).
+  // TODO(0.04): for a thread that owns an output, add up its 2R + 1 weighted neighbours, the inputs
+  //             from the tile and the weights from constant memory, into a float and store it (about 8 lines).
 }
 
 }  // namespace
@@ -61,8 +62,8 @@ __global__ void stencil_1d_kernel(const float* __restrict__ in, float* __restric
 void set_stencil_weights(const float* host_weights, cudaStream_t stream) {
   // Constant memory is read-only for kernels: the host writes it, by symbol, in stream order, so a
   // stencil launched later on `stream` sees these weights and one launched earlier the old ones.
-  // TODO(0.04): copy the kStencilWidth floats (not bytes) at host_weights into c_weights with
-  //             cudaMemcpyToSymbolAsync on `stream`, inside CUDA_CHECK, then delete the line below (2 lines).
+  // TODO(0.04): copy the weights at host_weights into c_weights in order on `stream`
+  //             (cudaMemcpyToSymbolAsync inside CUDA_CHECK; it counts bytes), then delete the line below (2 lines).
   static_cast<void>(host_weights), static_cast<void>(stream);  // TODO(0.04): delete; it only silences warnings.
 }
 

@@ -36,8 +36,7 @@ __global__ void scale_row_per_thread_kernel(const float* __restrict__ in, float*
   // The grid is rounded up to whole blocks: threads past the last row have no row to walk.
   // TODO(0.05): return when r is past the last row (1 line).
   // std::size_t before multiplying: r * cols overflows int once the matrix has 2^31 elements.
-  // TODO(0.05): with row_start = r * cols (a std::size_t), loop c over the row's cols columns and
-  //             store out[row_start + c] = in[row_start + c] * s (2 lines).
+  // TODO(0.05): walk along row r and write each of its elements times s (2 lines).
 }
 
 // Coalesced: at step r, lane t of a warp reads in[r * cols + c0 + t]. The 32 addresses are
@@ -47,8 +46,8 @@ __global__ void scale_column_per_thread_kernel(const float* __restrict__ in, flo
   // TODO(0.05): let c be this thread's global index: the column it owns (1 line).
   // The grid covers the columns rounded up: threads past the last column have no column to walk.
   // TODO(0.05): return when c is past the last column (1 line).
-  // TODO(0.05): loop r over the rows; element (r, c) of a row-major matrix sits at r * cols + c (compute it
-  //             as a std::size_t); store out[that] = in[that] * s (about 4 lines).
+  // TODO(0.05): walk down column c, row by row, and write each of its elements times s; compute the
+  //             offsets in std::size_t (about 4 lines).
 }
 
 }  // namespace

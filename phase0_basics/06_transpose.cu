@@ -41,10 +41,10 @@ constexpr int kPadding = 0;  // TODO(0.06): pick the padding that spreads a tile
 __global__ void transpose_naive_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   // threadIdx.x runs along a row of `in`, so a warp reads 32 neighbouring floats (coalesced). It
   // writes them down a column of `out`: 32 floats `rows` apart, 32 separate memory transactions.
-  // TODO(0.06): with c = this thread's column (block x starts at column blockIdx.x * kTile) and
-  //             r0 = its first row (block y starts at row blockIdx.y * kTile), return when c >= cols;
-  //             then for j = 0, kBlockRows, ... < kTile copy in[r][c] to out[c][r], r = r0 + j, when
-  //             r < rows. Index with std::size_t products (about 8 lines).
+  // TODO(0.06): copy this thread's kTile / kBlockRows elements of the block's tile of `in` to their
+  //             transposed places in `out`: find its column and first row (block x walks column tiles,
+  //             block y row tiles), leave if the column is outside, then move elements kBlockRows rows
+  //             apart, skipping rows past the end. Index with std::size_t products (about 8 lines).
 }
 
 // kPad = 0 or 1 is the only difference between transpose_tiled_no_padding and transpose_tiled.
@@ -53,19 +53,17 @@ __global__ void transpose_tiled_kernel(const float* __restrict__ in, float* __re
   // TODO(0.06): declare the __shared__ float tile: kTile rows of kTile + kPad floats (1 line).
   // Load: the block's tile starts at row blockIdx.y * kTile, column blockIdx.x * kTile of `in`.
   // threadIdx.x walks along a row (coalesced read), tile[row][col] keeps in's layout.
-  // TODO(0.06): with c and r0 as in the naive kernel, for j = 0, kBlockRows, ... < kTile copy
-  //             in[r0 + j][c] to tile[threadIdx.y + j][threadIdx.x] when r0 + j < rows and c < cols
-  //             (about 7 lines).
+  // TODO(0.06): copy this thread's kTile / kBlockRows elements of in's tile into the shared tile, at
+  //             the same place inside the tile, skipping those outside `in` (about 7 lines).
   // Every thread reaches this barrier (no early return above): the stores below read elements
   // that other warps loaded, so all loads must be in shared memory first.
   // TODO(0.06): wait until the whole block has loaded its tile (1 line).
   // Store: the same tile seen from `out`: it starts at row blockIdx.x * kTile (in's columns),
   // column blockIdx.y * kTile (in's rows). threadIdx.x walks along a row of `out` (coalesced
   // write) and so reads the tile down a column: tile[threadIdx.x][...], the bank-sensitive read.
-  // TODO(0.06): with oc = blockIdx.y * kTile + threadIdx.x (a column of out) and or0 =
-  //             blockIdx.x * kTile + threadIdx.y (its first row), for j = 0, kBlockRows, ... < kTile
-  //             store tile[threadIdx.x][threadIdx.y + j] to out[or0 + j][oc] (out has `rows` columns)
-  //             when or0 + j < cols and oc < rows (about 8 lines).
+  // TODO(0.06): write this thread's kTile / kBlockRows elements of out's tile, kBlockRows rows apart,
+  //             each read from the shared tile down a column; skip those outside `out`, a cols x rows
+  //             matrix (about 8 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

@@ -41,21 +41,20 @@ static_assert(kFullMask == (1ull << kWarpSize) - 1, "the full mask has one bit p
 __global__ void warp_broadcast_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n,
                                       int src_lane) {
   // The block holds whole warps, so i % 32 is this thread's lane and i / 32 its segment.
-  // TODO(0.07): compute the global index i (std::size_t); load x = in[i], or 0 when i >= n; in
-  //             every lane take src_lane's x with __shfl_sync(kFullMask, ...); store it when i < n
-  //             (about 4 lines).
+  // TODO(0.07): load this thread's value x (0 past n); give every lane the x of lane src_lane with
+  //             one shuffle that all lanes execute; store it where there is an element (about 4 lines).
 }
 
 __global__ void warp_sums_kernel(const float* __restrict__ in, float* __restrict__ sums, std::size_t n) {
-  // TODO(0.07): load x as in the broadcast (0 past n); for offset = 16, 8, 4, 2, 1 add
-  //             __shfl_down_sync(kFullMask, x, offset) to x in every lane; then lane 0 of the warp
-  //             stores the segment's sum in sums[i / 32] when i < n (about 6 lines).
+  // TODO(0.07): load x as in the broadcast; fold the warp's 32 values into lane 0 in five shuffle
+  //             steps that every lane executes; lane 0 stores the segment's sum in the segment's slot
+  //             of sums, if its element exists (about 6 lines).
 }
 
 __global__ void warp_inclusive_scan_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
-  // TODO(0.07): load x (0 past n); for offset = 1, 2, 4, 8, 16 let every lane take
-  //             y = __shfl_up_sync(kFullMask, x, offset) and add y only when its lane >= offset;
-  //             store x when i < n (about 8 lines).
+  // TODO(0.07): load x (0 past n); in five shuffle steps that every lane executes, turn each lane's x
+  //             into the sum of its own and all lower lanes' values; a lane near the bottom must not
+  //             add what came from below lane 0. Store x where there is an element (about 8 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

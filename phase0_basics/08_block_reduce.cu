@@ -35,8 +35,8 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
   // Step 1: each thread sums its share in a register. The grid-stride loop keeps neighbouring threads
   // on neighbouring floats (coalesced) and lets a grid capped at one wave cover any n.
   float sum = 0.0f;
-  // TODO(0.08): loop i from this thread's global index while i < n, stepping by gridDim.x * blockDim.x,
-  //             and add in[i] to sum (about 4 lines; use std::size_t).
+  // TODO(0.08): add this thread's share of in to sum with a grid-stride loop, as in 0.02 (about 4 lines;
+  //             use std::size_t).
   partial[tid] = sum;
   // Every slot must be written before any thread reads a neighbour's.
   __syncthreads();
@@ -44,15 +44,14 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
   // Step 2: a tree with sequential addressing. Each step the first s threads add the slot s places
   // to their right, halving the live slots: 256 -> 128 -> ... -> 1 in 8 steps. Active threads stay
   // contiguous (whole warps idle, no divergence inside a warp) and a warp reads 32 consecutive slots.
-  // TODO(0.08): for s from blockDim.x / 2 down to 1, halving: if tid < s add partial[tid + s] to
-  //             partial[tid]; end each step with __syncthreads() OUTSIDE the if, so every thread of the
-  //             block reaches it (about 5 lines).
+  // TODO(0.08): run the tree described above until partial[0] holds the block's sum; each step ends
+  //             with a barrier that every thread of the block reaches (about 5 lines).
 
   // Step 3: partial[0] is the block's sum (read by every thread: one broadcast, no bank conflict).
   // One atomic per block adds it to the grand total; other blocks do the same at any moment, and
   // the hardware serializes those read-modify-writes, so none is lost.
   sum = partial[0];
-  // TODO(0.08): let thread 0 add sum to *result with atomicAdd (1 line).
+  // TODO(0.08): add the block's sum to *result, once per block, safely against the other blocks (1 line).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
@@ -67,7 +66,7 @@ constexpr int kBlocksPerSm = 8;
 void reduce_sum_atomic(const float* in, float* result, std::size_t n, cudaStream_t stream) {
   // atomicAdd adds to whatever *result holds (the last call's sum, or garbage), so start from 0, on
   // the same stream so the zero lands before the kernel. For n = 0 that 0 is the answer: the empty sum.
-  // TODO(0.08): zero the one float at result with cudaMemsetAsync on `stream`, wrapped in CUDA_CHECK (1 line).
+  // TODO(0.08): set *result to 0 on `stream` (1 line; cudaMemsetAsync inside CUDA_CHECK).
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch
   reduce_sum_atomic_kernel<<<wb::grid_stride_blocks(n, kBlockSize, kBlocksPerSm), kBlockSize, 0, stream>>>(in, result,
                                                                                                            n);

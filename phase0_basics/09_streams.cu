@@ -5,7 +5,7 @@
 // while work on different streams may overlap, and how cutting a job into chunks lets chunk c+1's
 // copy in, chunk c's kernel and chunk c-1's copy out run at the same time.
 // Task: write pipeline_streams: cut n into num_chunks chunks (the last one shorter) and issue each
-// chunk's copy in, process() and copy out on streams[c % num_streams]. process() and
+// chunk's copy in, process() and copy out on one stream, round-robin over the streams. process() and
 // pipeline_serial() are given: the serial version is the yardstick.
 // Seed idea: the stream overlap pipeline (seed 001) and "PCIe, not the kernel, is the cost" (seed 003).
 // Run:   build/default/phase0_basics/p0_09_streams [--size 64M]
@@ -72,19 +72,19 @@ void pipeline_streams(const float* host_in, float* host_out, float* dev_in, floa
     throw std::invalid_argument(
         "pipeline_streams: a null buffer or stream list, fewer than 1 stream or chunk, or work < 0");
   // Round up, so that num_chunks chunks cover all n elements; the last chunk gets what is left.
-  // TODO(0.09): set chunk = ceil_div(n, num_chunks) (1 line; wb::ceil_div wants two std::size_t).
+  // TODO(0.09): set chunk, the length of a chunk, so that num_chunks chunks cover all n (1 line;
+  //             wb::ceil_div wants two std::size_t).
   for (int c = 0; c < num_chunks; ++c) {
-    // TODO(0.09): set offset = c * chunk (as std::size_t); when offset >= n this chunk and all later
-    //             ones are empty (rounding up does that: n = 5 in 4 chunks of 2): stop the loop; else
-    //             count = the smaller of chunk and n - offset, bytes = count * sizeof(float) (about 4 lines).
+    // TODO(0.09): find offset, where chunk c starts (std::size_t), count, how many elements it holds
+    //             (the last one is shorter), and bytes, its size. Rounding up can leave the final chunks
+    //             empty (n = 5 in 4 chunks of 2): stop the loop at the first empty one (about 4 lines).
     // Round-robin: chunk c + num_streams reuses chunk c's stream, so it queues behind c and only c.
     // TODO(0.09): pick this chunk's stream from `streams`, round-robin over num_streams (1 line).
     // One stream runs its work in order: the kernel waits for its copy in, the copy out for its kernel.
     // Other streams are free to run at the same time: chunk c+1's copy in overlaps chunk c's kernel.
-    // TODO(0.09): on that stream, cudaMemcpyAsync the chunk from host_in + offset to dev_in + offset,
-    //             call process() on the chunk (dev_in + offset -> dev_out + offset, count elements),
-    //             and cudaMemcpyAsync it from dev_out + offset to host_out + offset (3 lines; wrap the
-    //             copies in CUDA_CHECK; no synchronize here: the caller waits for the streams).
+    // TODO(0.09): on that stream, copy the chunk in, process it, and copy it out, each pointer moved to
+    //             the chunk's start (3 lines; cudaMemcpyAsync inside CUDA_CHECK; no synchronize here:
+    //             the caller waits for the streams).
   }
 }
 

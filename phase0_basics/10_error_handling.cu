@@ -30,7 +30,7 @@ __global__ void scale_in_place_kernel(float* __restrict__ data, std::size_t n, f
   // One element per thread. The grid comes in whole blocks, so the last block usually has threads
   // past the end: n = 1000 with 256 threads per block launches 1024 threads, and 24 have no element.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  // TODO(0.10): bug 2: threads with i >= n store past the end of data. Return early for them (1 line).
+  // TODO(0.10): bug 2: threads with no element store past the end of data. Keep them away from memory (1 line).
   data[i] *= s;
 }
 

@@ -31,18 +31,18 @@ __global__ void matmul_naive_kernel(int M, int N, int K, float alpha, const floa
   // threadIdx.y, so it holds 32 rows and ONE column: at each k it reads A[row][k] from 32 rows that
   // lie K * 4 bytes apart (32 separate memory sectors, 4 useful bytes out of each 32) and the same
   // B[k][col] 32 times (one broadcast), and it stores 32 floats that lie N * 4 bytes apart.
-  // TODO(1.01): set row = blockIdx.x * 32 + threadIdx.x and col = blockIdx.y * 32 + threadIdx.y
-  //             (threadIdx.x walks DOWN a column of C, on purpose) (2 lines).
+  // TODO(1.01): find row and col, the element of C this thread owns, with threadIdx.x walking DOWN a
+  //             column of C, on purpose; the launcher puts row tiles along grid x (2 lines).
   // The last blocks overhang C when M or N is no multiple of 32: those threads have nothing to do,
   // and with no __syncthreads() in this kernel they may simply return.
-  // TODO(1.01): return when row >= M or col >= N (1 line).
+  // TODO(1.01): send home the threads whose element lies outside C (1 line).
   // 64-bit offsets: at 65536 x 65536, row * K overflows an int.
-  // TODO(1.01): loop k from 0 to K, adding A[row][k] * B[k][col] into a float accumulator; index
-  //             with std::size_t (row * K + k, k * N + col) (about 3 lines).
+  // TODO(1.01): compute the dot product of this thread's row of A and column of B in a float
+  //             accumulator, with std::size_t offsets (about 3 lines).
   // K == 0 leaves acc = 0, so C = beta * C as the math says. beta == 0 must not read C: it may hold
   // NaN, and 0 * NaN is NaN.
-  // TODO(1.01): store C[row][col] = alpha * acc + beta * C[row][col], where the beta term is 0
-  //             without reading C when beta == 0 (about 2 lines).
+  // TODO(1.01): write this thread's element of C as the GEMM contract says; when beta == 0, C must
+  //             not be read at all (about 2 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

@@ -30,18 +30,16 @@ __global__ void matmul_coalesced_kernel(int M, int N, int K, float alpha, const 
   // one row and 32 neighbouring columns: at each k it reads the same A[row][k] (one broadcast) and
   // B[k][col .. col + 31], 32 consecutive floats (one 128-byte line, every byte used), and at the
   // end it stores 32 consecutive floats of C.
-  // TODO(1.02): set col from blockIdx.x and threadIdx.x, and row from blockIdx.y and
-  //             threadIdx.y, so that threadIdx.x walks ALONG a row of C (2 lines).
+  // TODO(1.02): find row and col, the element of C this thread owns, now with threadIdx.x walking
+  //             ALONG a row of C; the launcher's grid is already swapped to match (2 lines).
   // The last blocks overhang C when M or N is no multiple of 32: those threads have nothing to do,
   // and with no __syncthreads() in this kernel they may simply return.
-  // TODO(1.02): return when row >= M or col >= N (1 line).
+  // TODO(1.02): send home the threads whose element lies outside C (1 line).
   // 64-bit offsets: at 65536 x 65536, row * K overflows an int.
-  // TODO(1.02): loop k from 0 to K, adding A[row][k] * B[k][col] into a float accumulator; index
-  //             with std::size_t (row * K + k, k * N + col) (about 3 lines).
+  // TODO(1.02): the dot product, as in 1.01 (about 3 lines).
   // K == 0 leaves acc = 0, so C = beta * C as the math says. beta == 0 must not read C: it may hold
   // NaN, and 0 * NaN is NaN.
-  // TODO(1.02): store C[row][col] = alpha * acc + beta * C[row][col], where the beta term is 0
-  //             without reading C when beta == 0 (about 2 lines).
+  // TODO(1.02): the epilogue, as in 1.01 (about 2 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

@@ -45,30 +45,31 @@ __global__ void matmul_smem_tiled_kernel(int M, int N, int K, float alpha, const
   // TODO(1.03): declare the two __shared__ tiles, As and Bs, kTile x kTile floats each (2 lines).
   // This thread owns C[row][col]: the block's tile starts at row blockIdx.y * kTile, column
   // blockIdx.x * kTile; threadIdx.x walks along a row, so a warp touches 32 neighbouring floats.
-  // TODO(1.03): set tx and ty from threadIdx, row and col of this thread's output as above, and a
-  //             float accumulator acc = 0 (5 lines).
+  // TODO(1.03): name this thread's place in the block (tx, ty), the element of C it owns (row, col)
+  //             and its float accumulator (5 lines).
   // Step along K one tile at a time. Every thread runs every step, even those whose (row, col)
   // lies outside C: they still load their share of the tiles the others need.
   for (int k0 = 0; k0 < K; k0 += kTile) {
     // A's tile is rows blockIdx.y * kTile.., columns k0..; B's tile is rows k0.., columns
-    // blockIdx.x * kTile... Each thread loads A[row][k0 + tx] and B[k0 + ty][col]: a warp reads
-    // 32 neighbouring floats of one row of A and of B (coalesced). Outside the matrix it stores
+    // blockIdx.x * kTile... Each thread loads one element of each, for its own (ty, tx) slot: a warp
+    // reads 32 neighbouring floats of one row of A and of B (coalesced). Outside the matrix it stores
     // 0, so the tail tiles in M, N and K add nothing to the sum. size_t: M * K can pass 2^31.
-    // TODO(1.03): store A[row][k0 + tx] into As[ty][tx] and B[k0 + ty][col] into Bs[ty][tx], or 0
-    //             where the row or column lies outside A or B (about 4 lines).
+    // TODO(1.03): fill this thread's slot of As and of Bs for this step, with 0 where the element lies
+    //             outside A or B (about 4 lines).
     // Barrier 1 (read after write): the loop below reads elements other warps loaded, so all
     // 1024 loads must have landed first. It sits outside any bounds `if`: a barrier that some
     // threads of the block skip is undefined behaviour (a hang or garbage), and in the tail tiles
     // some threads are out of bounds.
-    // TODO(1.03): wait until the whole block has stored its tiles (1 line).
-    // TODO(1.03): add As[ty][k] * Bs[k][tx] to acc for k = 0 .. kTile - 1 (2 lines with #pragma unroll).
+    // TODO(1.03): make the tiles safe to read (1 line).
+    // TODO(1.03): add this step's share of the dot product to acc, from the tiles only (2 lines with
+    //             #pragma unroll).
     // Barrier 2 (write after read): the next step overwrites As and Bs; a fast warp must not do
     // that while a slow warp still reads this step's tiles.
-    // TODO(1.03): wait until every warp has finished reading this step's tiles (1 line).
+    // TODO(1.03): make the tiles safe to overwrite (1 line).
   }
   // The guard comes only now, after the last barrier: out-of-range threads simply store nothing.
-  // TODO(1.03): when row < M and col < N, store alpha * acc + beta * C[row][col] into C[row][col];
-  //             when beta == 0 store alpha * acc without reading C (about 5 lines).
+  // TODO(1.03): write C as in 1.01, only where this thread's element lies inside C, never reading C
+  //             when beta == 0 (about 5 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

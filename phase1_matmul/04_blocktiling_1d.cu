@@ -5,9 +5,9 @@
 // thread a column of TM outputs lets one value of B, held in a register, feed TM multiply-adds;
 // how to map 512 threads onto a 64x8 tile of A, an 8x64 tile of B and a 64x64 tile of C.
 // Task: write matmul_blocktiling_1d_kernel: a block of BM * BN / TM = 512 threads computes a
-// BM x BN = 64x64 tile of C; per step of BK = 8 along K each thread loads one element of A and one
-// of B (zero outside the matrix), then for each k caches Bs[k][its column] and adds it, times TM
-// values of As, into TM accumulators; finally C = alpha * acc + beta * C for its TM outputs.
+// BM x BN = 64x64 tile of C, each thread TM outputs of one column; per step of BK = 8 along K each
+// thread loads one element of A and one of B (zero outside the matrix), then updates its TM
+// accumulators with one B value held in a register; finally the guarded epilogue for its TM outputs.
 // Seed idea: "Increase Work Per Thread" in the SGEMM notes (seed 002).
 // Run:   build/default/phase1_matmul/p1_04_blocktiling_1d [--size 4096]
 // Check: ctest --preset learner -R '^1.04'
@@ -46,32 +46,30 @@ __global__ void __launch_bounds__((BM * BN) / TM)
   static_assert(BM * BK == kThreads, "one load per thread fills As: BM * BK must equal BM * BN / TM threads");
   static_assert(BK * BN == kThreads, "one load per thread fills Bs: BK * BN must equal BM * BN / TM threads");
   static_assert(BN % 32 == 0, "a warp must lie inside one thread row, so its As reads are one broadcast");
-  // TODO(1.04): declare __shared__ float As[BM * BK] and Bs[BK * BN], and t = threadIdx.x (3 lines).
+  // TODO(1.04): declare the flat shared tiles As (BM x BK) and Bs (BK x BN) in the layout above, and
+  //             t = threadIdx.x (3 lines).
   // What this thread computes: column thread_col of the tile, rows thread_row * TM .. + TM - 1.
-  // TODO(1.04): set thread_col = t % BN and thread_row = t / BN (2 lines).
-  // What this thread loads: As[t] = A[a_row][k0 + a_col] and Bs[t] = B[k0 + b_row][b_col]
-  // (tile coordinates). A warp reads 4 rows x 8 floats of A (four full 32-byte sectors) and
+  // TODO(1.04): set thread_col and thread_row as the layout above fixes them (2 lines).
+  // What this thread loads: element t of each tile, a plain copy since the tiles keep their source's
+  // layout. A warp reads 4 rows x 8 floats of A (four full 32-byte sectors) and
   // 32 neighbouring floats of one row of B (coalesced).
-  // TODO(1.04): set a_row, a_col (t split by BK) and b_row, b_col (t split by BN); row0 and col0,
-  //             the tile's corner in C (blockIdx.y * BM, blockIdx.x * BN); and float acc[TM] = {},
-  //             the TM accumulators (7 lines).
+  // TODO(1.04): find where element t sits inside each tile (a_row, a_col; b_row, b_col), the block's
+  //             corner in C (row0, col0; x walks column tiles), and zero the TM accumulators (7 lines).
   for (int k0 = 0; k0 < K; k0 += BK) {
     // Zero outside the matrix: tail tiles in M, N and K then add nothing. size_t: M * K can pass 2^31.
-    // TODO(1.04): store A[row0 + a_row][k0 + a_col] into As[t] and B[k0 + b_row][col0 + b_col]
-    //             into Bs[t], or 0 where the row or column lies outside A or B (about 4 lines).
+    // TODO(1.04): fill element t of As and of Bs for this step, with 0 where the element lies outside
+    //             A or B (about 4 lines).
     // Read after write: the loop below reads what other warps loaded. Reached by every thread
     // (no bounds `if` around it), as a barrier must be.
-    // TODO(1.04): wait until the whole block has stored its tiles (1 line).
-    // TODO(1.04): for each k < BK, read b = Bs[k * BN + thread_col] once into a register, then for
-    //             each i < TM add As[(thread_row * TM + i) * BK + k] * b to acc[i]; put
-    //             #pragma unroll on both loops so acc stays in registers (about 7 lines).
+    // TODO(1.04): make the tiles safe to read (1 line).
+    // TODO(1.04): add this step's share to each of the TM accumulators, reading every B value you
+    //             need from shared memory only once; unroll both loops so acc stays in registers
+    //             (about 7 lines).
     // Write after read: the next step overwrites As and Bs while slow warps may still read them.
-    // TODO(1.04): wait until every warp has finished reading this step's tiles (1 line).
+    // TODO(1.04): make the tiles safe to overwrite (1 line).
   }
   // Bounds-checked stores, after the last barrier. beta == 0 never reads C (it may hold NaN).
-  // TODO(1.04): for each i < TM, the output at row row0 + thread_row * TM + i, column
-  //             col0 + thread_col: when it is inside C store alpha * acc[i] + beta * C there, and
-  //             alpha * acc[i] alone (without reading C) when beta == 0 (about 9 lines).
+  // TODO(1.04): write this thread's TM outputs that lie inside C, as in 1.03 (about 9 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

@@ -40,40 +40,35 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
 
   // Neighbouring threads take neighbouring TN-wide column groups, so a warp covers 2 rows of
   // 16 thread tiles: its A fragments come from just 2 addresses (a broadcast).
-  // TODO(1.05): compute thread_row and thread_col (threadIdx.x divided by and modulo BN / TN) and the
-  //             block's first row (blockIdx.y * BM) and first column (blockIdx.x * BN) of C (4 lines).
+  // TODO(1.05): find this thread's sub-tile (thread_row, thread_col), laid out as described above, and
+  //             the block's first row and column of C (block_row, block_col) (4 lines).
 
   // The register tile: 64 floats per thread, in registers only because every index below is a
   // compile-time constant once the loops are unrolled.
   // TODO(1.05): declare float acc[TM][TN] zero-initialized, and the fragments a_frag[TM], b_frag[TN] (3 lines).
 
   for (int k0 = 0; k0 < K; k0 += BK) {
-    // Strided cooperative load: element e = threadIdx.x + l * kThreads, so consecutive threads read
-    // consecutive addresses (rows of BK floats of A, rows of BN floats of B). Outside A or B the
+    // Strided cooperative load: the block sweeps each tile kThreads elements at a time, so consecutive
+    // threads read consecutive addresses (rows of BK floats of A, rows of BN floats of B). Outside A or B the
     // tile gets 0: a zero adds nothing to any dot product, so the tails in M, N and K need no
     // special case in the math below. The tile corners in size_t (row * K can pass 2^31), the
     // offsets inside a tile in int (at most 127 * K): fewer 64-bit registers.
-    // TODO(1.05): point a_tile at A[block_row][k0] and b_tile at B[k0][block_col]. Then for l from 0 to
-    //             BM * BK / kThreads (#pragma unroll), element e = threadIdx.x + l * kThreads is As[r][c] with
-    //             r = e / BK, c = e % BK: copy a_tile[r * K + c] when block_row + r < M and k0 + c < K, else
-    //             store 0. The same for Bs[r][c] (r = e / BN, c = e % BN) from b_tile[r * N + c] when
-    //             k0 + r < K and block_col + c < N (about 16 lines).
+    // TODO(1.05): point a_tile and b_tile at this step's tile corners in A and B, then fill As and Bs
+    //             that way, every thread the same number of elements, unrolled (about 16 lines).
     // Both tiles must be complete before any thread reads a value another thread stored.
     __syncthreads();
 
     // Per k, TM + TN shared loads feed TM * TN FMAs: the register reuse this rung is about.
-    // TODO(1.05): for each k < BK, load a_frag[i] = As[thread_row * TM + i][k] and
-    //             b_frag[j] = Bs[k][thread_col * TN + j], then acc[i][j] += a_frag[i] * b_frag[j] for all
-    //             i < TM, j < TN. Put #pragma unroll on every loop (about 12 lines).
+    // TODO(1.05): for each k of the tile, load this thread's A and B fragments into registers and add
+    //             their outer product to acc. Put #pragma unroll on every loop (about 12 lines).
     // No thread may overwrite the tiles for the next k0 while a slower one still reads these.
     __syncthreads();
   }
 
   // Bounded epilogue: the last row and column blocks hang over C. beta == 0 must not read C (it may
   // hold NaN, and 0 * NaN is NaN), so the beta term is skipped, not multiplied by zero.
-  // TODO(1.05): for each i < TM and j < TN (unrolled), with row = block_row + thread_row * TM + i and
-  //             col = block_col + thread_col * TN + j, when row < M and col < N store alpha * acc[i][j]
-  //             plus, only if beta != 0, beta times the old C[row][col] (about 14 lines).
+  // TODO(1.05): write every output of the thread's sub-tile that lies inside C, as in 1.03, with
+  //             unrolled loops (about 14 lines).
 }
 
 }  // namespace

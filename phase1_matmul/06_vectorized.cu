@@ -47,45 +47,41 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
                 "every thread must load the same number of float4s of A and B per tile (no leftover loop)");
 
   // __align__(16): float4 accesses to shared memory need 16-byte aligned addresses too.
-  // TODO(1.06): declare the shared tiles __align__(16) float As[BK][BM + kAPad] (transposed:
-  //             As[k][m] holds A[block_row + m][k0 + k]) and __align__(16) float Bs[BK][BN] (2 lines).
+  // TODO(1.06): declare the two shared tiles, 16-byte aligned: As transposed (k-major, rows padded as
+  //             above) and Bs as in 1.05 (2 lines).
 
   // TODO(1.06): as in 1.05: thread_row, thread_col, block_row, block_col, the zeroed accumulators
   //             acc[TM][TN] and the fragments a_frag[TM], b_frag[TN] (7 lines).
 
   for (int k0 = 0; k0 < K; k0 += BK) {
-    // A tile (BM x BK), written transposed. Vector path: float4 number e covers A[row][k..k+3] with
-    // row = e / (BK / 4) and k = 4 * (e % (BK / 4)): 2 threads per 8-wide row, a warp reads 16 whole
-    // 32-byte rows. K % 4 == 0 and k % 4 == 0 put all 4 floats inside A or all outside, so one test
-    // of k < K guards the whole float4, and the offset row * K + k is a multiple of 4 (16-byte aligned).
-    // TODO(1.06): point a_tile and b_tile at the tile corners as in 1.05. If constexpr (VEC_A): for
-    //             l < BM * BK / (4 * kThreads), float4 e = threadIdx.x + l * kThreads has r = e / (BK / 4),
-    //             c = 4 * (e % (BK / 4)); read it at a_tile + r * K + c (zeros when block_row + r >= M or
-    //             k0 + c >= K) and store its 4 floats to As[c + 0..3][r]. Else: the scalar loop of 1.05,
-    //             storing As[c][r] instead of As[r][c] (about 27 lines).
+    // A tile (BM x BK), written transposed. Vector path: a float4 covers 4 neighbouring k of one row
+    // of A: 2 threads per 8-wide row, a warp reads 16 whole 32-byte rows. K % 4 == 0 and k % 4 == 0
+    // put all 4 floats inside A or all outside, so one test of k < K guards the whole float4, and its
+    // offset in A is a multiple of 4 (16-byte aligned).
+    // TODO(1.06): point a_tile and b_tile at the tile corners as in 1.05, then fill As, transposed: on
+    //             the VEC_A path (if constexpr) one float4 read per float4 of the tile, zeros outside A,
+    //             its 4 floats stored down As; otherwise 1.05's scalar loop, storing transposed
+    //             (about 27 lines).
     // B tile (BK x BN), not transposed: its fragments are already rows. A warp reads 512 contiguous
     // bytes of one row of B; N % 4 == 0 makes col < N guard the whole float4.
-    // TODO(1.06): if constexpr (VEC_N): for l < BK * BN / (4 * kThreads), float4 e has r = e / (BN / 4),
-    //             c = 4 * (e % (BN / 4)); read b_tile + r * N + c (or zeros) and store it as one float4
-    //             at &Bs[r][c]. Else: the scalar loop of 1.05 (about 20 lines).
+    // TODO(1.06): fill Bs: on the VEC_N path one float4 read and one float4 store per float4 of the
+    //             tile, zeros outside B; otherwise 1.05's scalar loop (about 20 lines).
     // Both tiles must be complete before any thread reads a value another thread stored.
     __syncthreads();
 
     // The A fragment is now TM consecutive floats of row k of As (it was a strided column in 1.05),
     // so it comes in TM / 4 float4 loads; the B fragment is TN consecutive floats of row k of Bs.
     // Both start at multiples of 4 floats of 16-byte aligned rows, so the float4 casts are legal.
-    // TODO(1.06): for each k < BK: fill a_frag from TM / 4 float4 reads at &As[k][thread_row * TM + 4 * q],
-    //             b_frag from TN / 4 float4 reads at &Bs[k][thread_col * TN + 4 * q], then the outer product
-    //             acc[i][j] += a_frag[i] * b_frag[j]. #pragma unroll on every loop (about 25 lines).
+    // TODO(1.06): for each k of the tile, fill both fragments with float4 reads from shared memory and
+    //             add their outer product to acc. #pragma unroll on every loop (about 25 lines).
     // No thread may overwrite the tiles for the next k0 while a slower one still reads these.
     __syncthreads();
   }
 
   // Bounded epilogue; beta == 0 never reads C (it may hold NaN). With VEC_N each thread row of TN
   // outputs is TN / 4 aligned float4s, and N % 4 == 0 puts each float4 wholly inside or outside C.
-  // TODO(1.06): for each i < TM: if constexpr (VEC_N), for each q < TN / 4 with col = block_col +
-  //             thread_col * TN + 4 * q inside C, write alpha * acc[i][4q..4q+3] (plus beta * the old float4
-  //             only when beta != 0) as one float4; else the scalar epilogue of 1.05 (about 30 lines).
+  // TODO(1.06): write the outputs that lie inside C: on the VEC_N path as whole float4s (reading the
+  //             old float4 of C only when beta != 0), else as 1.05 does (about 30 lines).
 }
 
 }  // namespace
@@ -121,8 +117,8 @@ void matmul_vectorized(int M, int N, int K, float alpha, const float* A, const f
   // A float4 at element (row, k) starts at byte 4 * (row * K + k) past A: a multiple of 16 for every
   // row only when K % 4 == 0 (and k % 4 == 0, which the kernel keeps) and A itself is aligned.
   // The same holds for B and C with N. Otherwise the scalar path: correct for every shape.
-  const bool a_rows_are_float4 = false;  // TODO(1.06): true when K % 4 == 0 and A is 16-byte aligned.
-  const bool n_rows_are_float4 = false;  // TODO(1.06): true when N % 4 == 0 and B and C are 16-byte aligned.
+  const bool a_rows_are_float4 = false;  // TODO(1.06): may every row of A be read as float4?
+  const bool n_rows_are_float4 = false;  // TODO(1.06): may every row of B and of C be read and written as float4?
   if (a_rows_are_float4 && n_rows_are_float4) {
     launch_vectorized<true, true>(M, N, K, alpha, A, B, beta, C, stream);
   } else if (a_rows_are_float4) {

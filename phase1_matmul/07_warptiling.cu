@@ -61,23 +61,25 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
   // hit onto other banks (with BM a multiple of 32 they would all start in bank 0) and keep every
   // row 16-byte aligned. Two buffers of each: the next tile is written while this one is read. The
   // launcher passes their size as the dynamic shared memory of the launch.
-  // TODO(1.07): declare kAStride = BM + 4, the dynamic shared memory (extern __shared__ float4 smem4[])
-  //             and float pointers As (2 buffers of BK x kAStride) and Bs (2 of BK x BN) into it (about 5 lines).
-  // TODO(1.07): pick this block's tile: tile_m = blockIdx.y, tile_n = blockIdx.x, or, when GROUP_M > 0,
-  //             the grouped order (linear id y * gridDim.x + x; GROUP_M tile rows per group, walked
-  //             down each column of the group first) (about 8 lines).
+  // TODO(1.07): carve the launch's dynamic shared memory (extern __shared__, declared as float4 so it
+  //             is 16-byte aligned) into float pointers As, two padded transposed buffers as above, and
+  //             Bs, two buffers of BK x BN; the launcher's size must match (about 5 lines).
+  // TODO(1.07): pick this block's tile (tile_m, tile_n): the grid's own order, or, when GROUP_M > 0,
+  //             the blocks in launch order fill groups of GROUP_M tile rows, down each column of the
+  //             group first, so that blocks running together share A and B tiles in L2. The last
+  //             group may have fewer rows (about 8 lines).
   // TODO(1.07): compute m0, n0 (this block's tile of C), warp, lane, warp_row, warp_col (the warp tile's
   //             corner) and lane_row, lane_col (the lane's place in a sub-tile) (about 6 lines).
-  // TODO(1.07): declare float4 a_stage[kALoads], b_stage[kBLoads] and write the lambda load_tile(k0): float4
-  //             number f = tid + l * NTHREADS of the A tile (row f / (BK / 4), column (f % (BK / 4)) * 4)
-  //             and likewise of the B tile, one float4 load each; in the CHECKED variant element by element,
+  // TODO(1.07): declare the float4 register stages a_stage and b_stage and write the lambda
+  //             load_tile(k0): this thread's kALoads float4s of the A tile and kBLoads of the B tile,
+  //             consecutive threads on consecutive float4s; in the CHECKED variant element by element,
   //             0 outside A or B (about 35 lines).
-  // TODO(1.07): write the lambda store_tile(buf): A's float4 transposed into rows c + 0..3, column r of
-  //             buffer buf of As; B's float4 stored as is at row r, column c of buffer buf of Bs (about 20 lines).
-  // TODO(1.07): declare acc[WMITER * TM][WNITER * TN] = {}, a_frag and b_frag; load and store tile 0 (if
-  //             K > 0), __syncthreads(), then for each of the ceil_div(K, BK) tiles: load tile t + 1,
-  //             for each k load the fragments (float4 from As and Bs) and do the outer product, store
-  //             tile t + 1 into the other buffer, __syncthreads() (about 45 lines).
+  // TODO(1.07): write the lambda store_tile(buf): the stages into buffer buf, A transposed, B as is
+  //             (about 20 lines).
+  // TODO(1.07): zero the accumulators and run the double-buffered loop over the K tiles: the next
+  //             tile's global loads are in flight while this tile's fragments (float4 from As and Bs)
+  //             feed the outer products, and one barrier per tile keeps every write of a buffer apart
+  //             from its reads. K == 0 runs no tile (about 45 lines).
   // TODO(1.07): write the epilogue: C = alpha * acc + beta * C, float4 on the fast path, element by
   //             element inside M x N on the CHECKED one, never reading C when beta == 0 (about 30 lines).
 }

@@ -145,11 +145,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * kWarpSize)
       CopyA::load(A, K, m0, (t + 1) * BK, M, K, a_regs);
       CopyB::load(B, N, (t + 1) * BK, n0, K, N, b_regs);
     }
-    // TODO(1.09): point at this warp's WM rows of buffer `cur` of As and its WN columns of buffer
-    //             `cur` of Bs; then for each step kk of 8 along BK load kFragsM matrix_a fragments
-    //             (tf32, row_major, 16 rows apart, leading dimension LDA) and kFragsN matrix_b
-    //             fragments (16 columns apart, leading dimension LDB) with wmma::load_matrix_sync,
-    //             and mma_sync every pair into acc[i][j] (about 20 lines).
+    // TODO(1.09): add this warp's share of tile `cur` to acc: for each kFragK-deep step of the tile,
+    //             load the warp's A fragments (matrix_a, precision::tf32, row_major) and B fragments
+    //             from buffer `cur` with wmma::load_matrix_sync, and wmma::mma_sync every pair
+    //             (about 20 lines).
     if (has_next) {
       // The other buffer was last read in iteration t - 1, which every warp finished before the
       // barrier that ended it: writing it now races with nobody.
@@ -162,11 +161,11 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * kWarpSize)
   // Epilogue. Which lane holds which element of an accumulator fragment is unspecified, so each
   // fragment goes through a 16x16 scratch tile in shared memory (this warp's own, in the A buffers,
   // free since the last barrier), from which the lanes write C with bounds checks, alpha and beta.
-  // TODO(1.09): take this warp's scratch tile (kFragM rows of LDS floats, after the other warps'
-  //             ones); for each fragment acc[i][j]: wmma::store_matrix_sync it there (row-major,
-  //             leading dimension LDS), __syncwarp, let each lane write elements lane, lane + 32, ...
-  //             of the 16x16 tile to C as alpha * value + beta * C (C read only when beta != 0),
-  //             skipping rows >= M and columns >= N, then __syncwarp again (about 25 lines).
+  // TODO(1.09): for each accumulator fragment: store it to this warp's own scratch tile (kFragM rows
+  //             of LDS floats; wmma::store_matrix_sync), then let the 32 lanes share out its 256
+  //             elements and write those inside C as alpha * value + beta * C, never reading C when
+  //             beta == 0. Lanes read what other lanes stored, and the next fragment overwrites the
+  //             scratch: order both inside the warp (about 25 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 // while work on different streams may overlap, and how cutting a job into chunks lets chunk c+1's
 // copy in, chunk c's kernel and chunk c-1's copy out run at the same time.
 // Task: write pipeline_streams: cut n into num_chunks chunks (the last one shorter) and issue each
-// chunk's copy in, process() and copy out on streams[c % num_streams]. process() and
+// chunk's copy in, process() and copy out on one stream, round-robin over the streams. process() and
 // pipeline_serial() are given: the serial version is the yardstick.
 // Seed idea: the stream overlap pipeline (seed 001) and "PCIe, not the kernel, is the cost" (seed 003).
 // Run:   build/default/phase0_basics/p0_09_streams [--size 64M]

@@ -55,8 +55,8 @@ __global__ void matmul_smem_tiled_kernel(int M, int N, int K, float alpha, const
   // lies outside C: they still load their share of the tiles the others need.
   for (int k0 = 0; k0 < K; k0 += kTile) {
     // A's tile is rows blockIdx.y * kTile.., columns k0..; B's tile is rows k0.., columns
-    // blockIdx.x * kTile... Each thread loads A[row][k0 + tx] and B[k0 + ty][col]: a warp reads
-    // 32 neighbouring floats of one row of A and of B (coalesced). Outside the matrix it stores
+    // blockIdx.x * kTile... Each thread loads one element of each, for its own (ty, tx) slot: a warp
+    // reads 32 neighbouring floats of one row of A and of B (coalesced). Outside the matrix it stores
     // 0, so the tail tiles in M, N and K add nothing to the sum. size_t: M * K can pass 2^31.
     const int a_col = k0 + tx;
     const int b_row = k0 + ty;

@@ -5,9 +5,9 @@
 // thread a column of TM outputs lets one value of B, held in a register, feed TM multiply-adds;
 // how to map 512 threads onto a 64x8 tile of A, an 8x64 tile of B and a 64x64 tile of C.
 // Task: write matmul_blocktiling_1d_kernel: a block of BM * BN / TM = 512 threads computes a
-// BM x BN = 64x64 tile of C; per step of BK = 8 along K each thread loads one element of A and one
-// of B (zero outside the matrix), then for each k caches Bs[k][its column] and adds it, times TM
-// values of As, into TM accumulators; finally C = alpha * acc + beta * C for its TM outputs.
+// BM x BN = 64x64 tile of C, each thread TM outputs of one column; per step of BK = 8 along K each
+// thread loads one element of A and one of B (zero outside the matrix), then updates its TM
+// accumulators with one B value held in a register; finally the guarded epilogue for its TM outputs.
 // Seed idea: "Increase Work Per Thread" in the SGEMM notes (seed 002).
 // Run:   build/default/phase1_matmul/p1_04_blocktiling_1d [--size 4096]
 // Check: ctest --preset learner -R '^1.04'
@@ -52,8 +52,8 @@ __global__ void __launch_bounds__((BM * BN) / TM)
   // What this thread computes: column thread_col of the tile, rows thread_row * TM .. + TM - 1.
   const int thread_col = t % BN;
   const int thread_row = t / BN;
-  // What this thread loads: As[t] = A[a_row][k0 + a_col] and Bs[t] = B[k0 + b_row][b_col]
-  // (tile coordinates). A warp reads 4 rows x 8 floats of A (four full 32-byte sectors) and
+  // What this thread loads: element t of each tile, a plain copy since the tiles keep their source's
+  // layout. A warp reads 4 rows x 8 floats of A (four full 32-byte sectors) and
   // 32 neighbouring floats of one row of B (coalesced).
   const int a_row = t / BK;
   const int a_col = t % BK;

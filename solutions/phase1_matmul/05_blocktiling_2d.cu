@@ -53,8 +53,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   float b_frag[TN];
 
   for (int k0 = 0; k0 < K; k0 += BK) {
-    // Strided cooperative load: element e = threadIdx.x + l * kThreads, so consecutive threads read
-    // consecutive addresses (rows of BK floats of A, rows of BN floats of B). Outside A or B the
+    // Strided cooperative load: the block sweeps each tile kThreads elements at a time, so consecutive
+    // threads read consecutive addresses (rows of BK floats of A, rows of BN floats of B). Outside A or B the
     // tile gets 0: a zero adds nothing to any dot product, so the tails in M, N and K need no
     // special case in the math below. The tile corners in size_t (row * K can pass 2^31), the
     // offsets inside a tile in int (at most 127 * K): fewer 64-bit registers.

@@ -60,10 +60,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
   float b_frag[TN];
 
   for (int k0 = 0; k0 < K; k0 += BK) {
-    // A tile (BM x BK), written transposed. Vector path: float4 number e covers A[row][k..k+3] with
-    // row = e / (BK / 4) and k = 4 * (e % (BK / 4)): 2 threads per 8-wide row, a warp reads 16 whole
-    // 32-byte rows. K % 4 == 0 and k % 4 == 0 put all 4 floats inside A or all outside, so one test
-    // of k < K guards the whole float4, and the offset row * K + k is a multiple of 4 (16-byte aligned).
+    // A tile (BM x BK), written transposed. Vector path: a float4 covers 4 neighbouring k of one row
+    // of A: 2 threads per 8-wide row, a warp reads 16 whole 32-byte rows. K % 4 == 0 and k % 4 == 0
+    // put all 4 floats inside A or all outside, so one test of k < K guards the whole float4, and its
+    // offset in A is a multiple of 4 (16-byte aligned).
     const float* a_tile = A + static_cast<std::size_t>(block_row) * K + k0;  // A[block_row][k0]
     const float* b_tile = B + static_cast<std::size_t>(k0) * N + block_col;  // B[k0][block_col]
     if constexpr (VEC_A) {
