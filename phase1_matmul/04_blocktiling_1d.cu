@@ -69,7 +69,8 @@ __global__ void __launch_bounds__((BM * BN) / TM)
     // TODO(1.04): make the tiles safe to overwrite (1 line).
   }
   // Bounds-checked stores, after the last barrier. beta == 0 never reads C (it may hold NaN).
-  // TODO(1.04): write this thread's TM outputs that lie inside C, as in 1.03 (about 9 lines).
+  // TODO(1.04): write this thread's TM outputs that lie inside C: C = alpha * (A B) + beta * C, the
+  //             same epilogue as 1.03's (about 9 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

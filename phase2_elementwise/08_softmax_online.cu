@@ -105,8 +105,8 @@ __global__ void softmax_online_kernel(const float* __restrict__ in, float* __res
   }
   block_merge(m, d, scratch_m, scratch_d);
   // Pass 2: normalize. m is the row's max and d >= 1 its sum (the max's own term is 1).
-  // TODO(2.08): write exp(x - m) / d for every element of the row into out, as pass 3 of 2.07 does
-  //             (about 9 lines).
+  // TODO(2.08): write exp(x - m) / d for every element of the row into out, with the same packed
+  //             loads as pass 1 and packed stores, as pass 3 of 2.07 does (about 9 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
