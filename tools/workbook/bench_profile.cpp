@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // bench (your kernels, the references and the library: CSV + SVG) and profile (Nsight Compute).
 #include <cstdio>
-#include <map>
+#include <optional>
 #include <regex>
+#include <set>
 
 #include "tools/workbook/commands.h"
 #include "tools/workbook/lesson_csv.h"
 #include "tools/workbook/ncu.h"
+#include "tools/workbook/peer_csv.h"
 #include "tools/workbook/runner.h"
 #include "tools/workbook/svg_plot.h"
 #include "tools/workbook/text.h"
@@ -27,6 +29,29 @@ std::string lesson_csv_line(const std::string& source, const LessonRow& row) {
   return source + "," + row.id + "," + row.name + "," + csv_field(row.problem) + "," + numbers + "," +
          (row.ref_style == "percent" ? "% of " + row.ref_label : "x " + row.ref_label) + "," +
          (row.pass ? "PASS" : "FAIL") + "," + csv_field(row.device) + "\n";
+}
+
+// A lesson that runs several shapes (2.05's RMSNorm) prints one row per shape: its groups need the
+// shape in their labels to be told apart.
+bool runs_several_shapes(const std::vector<LessonRow>& rows, const std::string& launcher) {
+  int n = 0;
+  for (const LessonRow& row : rows) n += row.name == launcher;
+  return n > 1;
+}
+
+// The PyTorch rows of this phase and GPU, as rows of the bench CSV. vs_reference stays empty: the
+// peer's % of the library is only defined beside a lesson (the SVG's bars), not for the row alone.
+std::string peer_csv_lines(const std::vector<PeerRow>& rows) {
+  std::string lines;
+  for (const PeerRow& row : rows) {
+    const bool flops = row.gbps <= 0;
+    char numbers[96];
+    std::snprintf(numbers, sizeof numbers, "%.6f,%.3f,%s", row.median_ms, flops ? row.gflops : row.gbps,
+                  flops ? "GFLOP/s" : "GB/s");
+    lines += "pytorch," + csv_field(row.id) + "," + csv_field(row.op + " " + row.dtype) + "," + csv_field(row.shape) +
+             "," + numbers + ",,,,,PEER," + csv_field(row.device) + "\n";
+  }
+  return lines;
 }
 
 }  // namespace
@@ -88,11 +113,16 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
     std::printf("(no phase benchmark here: the arguments after -- are ignored)\n");
   }
 
-  // Your lessons and the reference lessons, each measured with its library in the same run.
-  PlotSpec plot;
-  plot.title = "workbook bench " + name + ": your kernels and the reference solutions";
-  std::map<std::string, int> reference_labels;
+  // Your lessons and the reference lessons, each measured with its library in the same run. Bars in
+  // % of a library and bars in % of a peak are different yardsticks: one panel each.
+  PlotPanel library_panel, peak_panel;
+  std::set<std::string> libraries, peaks;
   std::string device;
+  // The PyTorch peer, read once the lessons have named the GPU (its rows must be from the same one).
+  const int peer_phase = phase >= 0 ? phase : exercise->phase;
+  const std::string peer_path = peer_csv_path(ctx.build_dir);
+  std::optional<PeerLookup> peer;
+  std::set<const PeerRow*> peers_used;
   std::size_t step = has_ladder ? 3 : 2;
   for (const Exercise* e : exercises) {
     std::printf("[%zu/%zu] %s %s: your lesson, then the reference ...\n", step++, steps, e->id.c_str(),
@@ -112,35 +142,56 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
     for (const LessonRow& row : theirs) csv += lesson_csv_line("reference", row);
     for (const LessonRow& ref : theirs) {
       if (device.empty()) device = ref.device;
-      reference_labels[ref.score_label()] += 1;
+      if (!peer && !device.empty()) {
+        peer = lookup_peer(read_file(peer_path), peer_path, device, peer_phase);
+        std::printf("    %s\n", peer->message.c_str());
+      }
       PlotGroup group;
       group.label = e->id + " " + ref.name;
+      if (runs_several_shapes(theirs, ref.name)) group.label += " " + ref.problem;
       PlotBar bar_yours{"yours", 0, true, "not passing yet"};
       for (const LessonRow& row : mine)
-        if (row.name == ref.name && row.pass) bar_yours = PlotBar{"yours", row.score(), false, ""};
+        if (row.name == ref.name && row.problem == ref.problem && row.pass)
+          bar_yours = PlotBar{"yours", row.score(), false, ""};
       group.bars.push_back(bar_yours);
       group.bars.push_back(PlotBar{"reference", ref.score(), !ref.pass, ref.pass ? "" : "FAIL"});
-      if (ref.ref_style != "percent") group.label += " (% " + ref.peak_label + ")";
-      plot.groups.push_back(group);
-      std::printf("    %-28s yours %-10s reference %s\n", ref.name.c_str(),
+      const PeerRow* peer_row = peer ? find_peer_row(peer->rows, ref) : nullptr;
+      const std::optional<double> peer_value = peer_row ? peer_score(*peer_row, ref) : std::nullopt;
+      if (peer_value) {
+        group.bars.push_back(PlotBar{"pytorch", *peer_value, false, ""});
+        peers_used.insert(peer_row);
+      }
+      if (ref.ref_style == "percent") {
+        libraries.insert(ref.ref_label);
+        library_panel.groups.push_back(group);
+      } else {
+        peaks.insert(ref.peak_label);
+        peak_panel.groups.push_back(group);
+      }
+      std::printf("    %-28s yours %-10s reference %s%s\n", ref.name.c_str(),
                   bar_yours.missing ? "-" : (format_number(bar_yours.value) + "%").c_str(),
-                  (format_number(ref.score()) + "% (" + ref.score_label() + ")").c_str());
+                  (format_number(ref.score()) + "% (" + ref.score_label() + ")").c_str(),
+                  peer_value ? ("  PyTorch " + format_number(*peer_value) + "%").c_str() : "");
     }
     if (theirs.empty()) std::printf("    the reference lesson printed no result (exit %d)\n", reference.exit_code);
   }
+  if (peer) csv += peer_csv_lines(peer->rows);
 
-  // The library each bar is measured against (cuBLAS, memcpy); rows without one use % of peak.
-  std::vector<std::string> libraries;
-  for (const auto& [label, count] : reference_labels)
-    if (starts_with(label, "% of ")) libraries.push_back(label.substr(5));
-  if (libraries.empty()) {
-    plot.axis_label = "% of peak";
-  } else {
-    plot.axis_label = "% of " + join(libraries, " / ") + ", measured in the same run";
-    plot.library_label = (libraries.size() == 1 ? libraries.front() : std::string("library")) + " = 100%";
-  }
-  if (reference_labels.size() > libraries.size()) plot.axis_label += "; (% ... peak) rows: % of peak";
+  PlotSpec plot;
+  plot.title = "workbook bench " + name + ": your kernels and the reference solutions";
   plot.subtitle = device + ", " + utc_timestamp() + " (lesson default sizes)";
+  if (!peers_used.empty()) {
+    const PeerRow& first = **peers_used.begin();
+    plot.peer_label = "PyTorch " + first.peer.substr(first.peer.find(' ') + 1) + " (" + first.date + ", " +
+                      base_name(peer_path) + ")";
+  }
+  const std::vector<std::string> library_names(libraries.begin(), libraries.end());
+  library_panel.axis_label = "% of " + join(library_names, " / ") + ", measured in the same run";
+  library_panel.library_label =
+      (library_names.size() == 1 ? library_names.front() : std::string("library")) + " = 100%";
+  const std::vector<std::string> peak_names(peaks.begin(), peaks.end());
+  peak_panel.axis_label = "% of " + join(peak_names, " / ") + " (from the device's attributes)";
+  plot.panels = {library_panel, peak_panel};
 
   const std::string csv_path = join_path(out_dir, name + ".csv");
   const std::string svg_path = join_path(out_dir, name + ".svg");

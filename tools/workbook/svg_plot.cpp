@@ -32,80 +32,157 @@ std::string xml_escape(const std::string& text) {
 
 namespace {
 
+// Sizes in pixels. The bars' font is sans-serif 12; titles are sans-serif, whose widest common glyphs
+// stay under 0.65 em: enough to size the canvas so the title is not cut off either.
+constexpr double kPlotWidth = 560, kRightMargin = 150, kBarHeight = 14, kBarGap = 3, kGroupGap = 12;
+constexpr double kPanelTop = 80;     // below title, subtitle, legend and the library label
+constexpr double kPanelFooter = 68;  // tick labels, the axis label, the next panel's library label
+constexpr double kSansCharWidth = 0.65;
+
 std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", value);
   return text;
 }
 
-const char* colour(const std::string& series) { return series == "yours" ? "#e8710a" : "#1a73e8"; }
+std::size_t characters(const std::string& text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;  // UTF-8 continuation bytes are not characters
+  return n;
+}
+
+const char* colour(const std::string& series) {
+  if (series == "yours") return "#e8710a";
+  if (series == "pytorch") return "#188038";
+  return "#1a73e8";
+}
+
+// Ticks every 20% up to 200%, then coarser, so the tick labels never run into each other.
+double tick_step(double max_value) {
+  for (double step : {20.0, 50.0, 100.0, 200.0, 500.0})
+    if (max_value / step <= 11) return step;
+  return 1000.0;
+}
+
+std::string text_element(double x, double y, const std::string& content, const std::string& attributes = "") {
+  return "<text x=\"" + number(x) + "\" y=\"" + number(y) + "\"" + (attributes.empty() ? "" : " " + attributes) + ">" +
+         xml_escape(content) + "</text>\n";
+}
+
+std::string line_element(double x1, double y1, double x2, double y2, const std::string& attributes) {
+  return "<line x1=\"" + number(x1) + "\" y1=\"" + number(y1) + "\" x2=\"" + number(x2) + "\" y2=\"" + number(y2) +
+         "\" " + attributes + "/>\n";
+}
+
+double panel_bars_height(const PlotPanel& panel) {
+  std::size_t bars = 0;
+  for (const PlotGroup& group : panel.groups) bars += group.bars.size();
+  return static_cast<double>(bars) * (kBarHeight + kBarGap) + static_cast<double>(panel.groups.size()) * kGroupGap + 10;
+}
+
+// One panel from `top`: grid, bars, the library line and the axis that says what the bars are % of.
+// Returns the height it used.
+double render_panel(const PlotPanel& panel, double left, double top, std::string& svg) {
+  double max_value = 110;
+  for (const PlotGroup& group : panel.groups)
+    for (const PlotBar& bar : group.bars)
+      if (!bar.missing) max_value = std::max(max_value, bar.value * 1.05);
+  const double step = tick_step(max_value);
+  max_value = std::ceil(max_value / step) * step;
+  const double height = panel_bars_height(panel);
+  auto x_of = [&](double value) { return left + kPlotWidth * std::max(0.0, value) / max_value; };
+
+  for (double tick = 0; tick <= max_value + 1e-9; tick += step) {
+    svg += line_element(x_of(tick), top, x_of(tick), top + height, "stroke=\"#e0e0e0\"");
+    char label[32];
+    std::snprintf(label, sizeof label, "%.0f%%", tick);
+    svg += text_element(x_of(tick), top + height + 16, label, "text-anchor=\"middle\" fill=\"#555\"");
+  }
+  svg += text_element(left + kPlotWidth / 2, top + height + 36, panel.axis_label, "text-anchor=\"middle\"");
+
+  double y = top + 5;
+  for (const PlotGroup& group : panel.groups) {
+    const double group_height = static_cast<double>(group.bars.size()) * (kBarHeight + kBarGap);
+    svg += text_element(left - kLabelGap, y + group_height / 2 + 4, group.label,
+                        "text-anchor=\"end\" font-family=\"monospace\" font-size=\"" + number(kLabelFontSize) + "\"");
+    for (const PlotBar& bar : group.bars) {
+      if (bar.missing) {
+        svg += text_element(left + 4, y + kBarHeight - 3, bar.note.empty() ? "no result" : bar.note,
+                            std::string("fill=\"") + colour(bar.series) + "\"");
+      } else {
+        svg += "<rect x=\"" + number(left) + "\" y=\"" + number(y) + "\" width=\"" + number(x_of(bar.value) - left) +
+               "\" height=\"" + number(kBarHeight) + "\" fill=\"" + colour(bar.series) + "\"><title>" +
+               xml_escape(bar.series + ": " + number(bar.value) + "%") + "</title></rect>\n";
+        svg += text_element(x_of(bar.value) + 4, y + kBarHeight - 3,
+                            number(bar.value) + "%" + (bar.note.empty() ? "" : " " + bar.note));
+      }
+      y += kBarHeight + kBarGap;
+    }
+    y += kGroupGap;
+  }
+  if (!panel.library_label.empty()) {
+    svg += line_element(x_of(100), top - 4, x_of(100), top + height,
+                        "stroke=\"#202124\" stroke-width=\"2\" stroke-dasharray=\"6,4\"");
+    // Above the panel's first bar, so a bar past 100% never runs under it.
+    svg += text_element(x_of(100) + 4, top - 6, panel.library_label, "fill=\"#202124\"");
+  }
+  return height + kPanelFooter;
+}
 
 }  // namespace
 
+double estimated_label_width(const std::string& label) {
+  return static_cast<double>(characters(label)) * kLabelCharWidth;
+}
+
+double plot_left_margin(const PlotSpec& spec) {
+  double longest = 0;
+  for (const PlotPanel& panel : spec.panels)
+    for (const PlotGroup& group : panel.groups) longest = std::max(longest, estimated_label_width(group.label));
+  // 10 px from the canvas edge; never so narrow that the legend's first entry starts at the edge.
+  return std::max(120.0, 10 + longest + kLabelGap);
+}
+
 std::string render_svg(const PlotSpec& spec) {
-  const double label_width = 230, plot_width = 560, right_margin = 120, bar_height = 14, bar_gap = 3, group_gap = 12;
-  const double top = 70, left = label_width;
-  double max_value = 110;
-  std::size_t bar_count = 0;
-  for (const PlotGroup& group : spec.groups)
-    for (const PlotBar& bar : group.bars) {
-      if (!bar.missing) max_value = std::max(max_value, bar.value * 1.05);
-      ++bar_count;
-    }
-  max_value = std::ceil(max_value / 20.0) * 20.0;
-  const double plot_height = static_cast<double>(bar_count) * (bar_height + bar_gap) +
-                             static_cast<double>(spec.groups.size()) * group_gap + 10;
-  const double width = left + plot_width + right_margin, height = top + plot_height + 60;
-  auto x_of = [&](double value) { return left + plot_width * std::max(0.0, value) / max_value; };
+  const double left = plot_left_margin(spec);
+  std::vector<const PlotPanel*> panels;
+  for (const PlotPanel& panel : spec.panels)
+    if (!panel.groups.empty()) panels.push_back(&panel);
+  double panels_height = 0;
+  for (const PlotPanel* panel : panels) panels_height += panel_bars_height(*panel) + kPanelFooter;
+
+  // Which series appear: the legend names only those.
+  bool present[3] = {false, false, false};
+  const char* const series[3] = {"yours", "reference", "pytorch"};
+  const std::string legend_text[3] = {"yours", "reference solution", spec.peer_label};
+  for (const PlotPanel* panel : panels)
+    for (const PlotGroup& group : panel->groups)
+      for (const PlotBar& bar : group.bars)
+        for (int s = 0; s < 3; ++s) present[s] = present[s] || bar.series == series[s];
+
+  double legend_end = left;
+  for (int s = 0; s < 3; ++s)
+    if (present[s]) legend_end += 16 + static_cast<double>(characters(legend_text[s])) * kSansCharWidth * 12 + 14;
+  const double width = std::max({left + kPlotWidth + kRightMargin, legend_end + 10,
+                                 20 + static_cast<double>(characters(spec.title)) * kSansCharWidth * 16,
+                                 20 + static_cast<double>(characters(spec.subtitle)) * kSansCharWidth * 12});
+  const double height = kPanelTop + std::max(panels_height, 20.0) + 10;
 
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) + "\" height=\"" +
                     number(height) + "\" viewBox=\"0 0 " + number(width) + " " + number(height) +
                     "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">" + xml_escape(spec.title) + "</text>\n";
-  svg += "<text x=\"10\" y=\"40\" fill=\"#555\">" + xml_escape(spec.subtitle) + "</text>\n";
-  // Legend.
-  svg += "<rect x=\"" + number(left) + "\" y=\"48\" width=\"12\" height=\"10\" fill=\"" + colour("yours") +
-         "\"/><text x=\"" + number(left + 16) + "\" y=\"57\">yours</text>\n";
-  svg += "<rect x=\"" + number(left + 70) + "\" y=\"48\" width=\"12\" height=\"10\" fill=\"" + colour("reference") +
-         "\"/><text x=\"" + number(left + 86) + "\" y=\"57\">reference solution</text>\n";
-  // Grid and axis.
-  for (double tick = 0; tick <= max_value + 1e-9; tick += 20) {
-    svg += "<line x1=\"" + number(x_of(tick)) + "\" y1=\"" + number(top) + "\" x2=\"" + number(x_of(tick)) +
-           "\" y2=\"" + number(top + plot_height) + "\" stroke=\"#e0e0e0\"/>\n";
-    svg += "<text x=\"" + number(x_of(tick)) + "\" y=\"" + number(top + plot_height + 16) +
-           "\" text-anchor=\"middle\" fill=\"#555\">" + number(tick).substr(0, number(tick).size() - 2) + "%</text>\n";
+  svg += text_element(10, 22, spec.title, "font-size=\"16\" font-weight=\"bold\"");
+  svg += text_element(10, 40, spec.subtitle, "fill=\"#555\"");
+  double x = left;
+  for (int s = 0; s < 3; ++s) {
+    if (!present[s]) continue;
+    svg += "<rect x=\"" + number(x) + "\" y=\"48\" width=\"12\" height=\"10\" fill=\"" + colour(series[s]) + "\"/>";
+    svg += text_element(x + 16, 57, legend_text[s]);
+    x += 16 + static_cast<double>(characters(legend_text[s])) * kSansCharWidth * 12 + 14;
   }
-  svg += "<text x=\"" + number(left + plot_width / 2) + "\" y=\"" + number(top + plot_height + 36) +
-         "\" text-anchor=\"middle\">" + xml_escape(spec.axis_label) + "</text>\n";
-
-  double y = top + 5;
-  for (const PlotGroup& group : spec.groups) {
-    const double group_height = static_cast<double>(group.bars.size()) * (bar_height + bar_gap);
-    svg += "<text x=\"" + number(left - 8) + "\" y=\"" + number(y + group_height / 2 + 4) + "\" text-anchor=\"end\">" +
-           xml_escape(group.label) + "</text>\n";
-    for (const PlotBar& bar : group.bars) {
-      if (bar.missing) {
-        svg += "<text x=\"" + number(left + 4) + "\" y=\"" + number(y + bar_height - 3) + "\" fill=\"" +
-               colour(bar.series) + "\">" + xml_escape(bar.note.empty() ? "no result" : bar.note) + "</text>\n";
-      } else {
-        svg += "<rect x=\"" + number(left) + "\" y=\"" + number(y) + "\" width=\"" + number(x_of(bar.value) - left) +
-               "\" height=\"" + number(bar_height) + "\" fill=\"" + colour(bar.series) + "\"><title>" +
-               xml_escape(bar.series + ": " + number(bar.value) + "%") + "</title></rect>\n";
-        svg += "<text x=\"" + number(x_of(bar.value) + 4) + "\" y=\"" + number(y + bar_height - 3) + "\">" +
-               number(bar.value) + "%" + (bar.note.empty() ? "" : " " + xml_escape(bar.note)) + "</text>\n";
-      }
-      y += bar_height + bar_gap;
-    }
-    y += group_gap;
-  }
-  if (!spec.library_label.empty()) {
-    svg += "<line x1=\"" + number(x_of(100)) + "\" y1=\"" + number(top - 4) + "\" x2=\"" + number(x_of(100)) +
-           "\" y2=\"" + number(top + plot_height) +
-           "\" stroke=\"#202124\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/>\n";
-    svg += "<text x=\"" + number(x_of(100) + 4) + "\" y=\"" + number(top + 8) + "\" fill=\"#202124\">" +
-           xml_escape(spec.library_label) + "</text>\n";
-  }
+  double top = kPanelTop;
+  for (const PlotPanel* panel : panels) top += render_panel(*panel, left, top, svg);
   svg += "</svg>\n";
   return svg;
 }

@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""PyTorch as a peer: times PyTorch on exactly the shapes of the lessons and phase benchmarks.
+
+    python3 tools/peer_pytorch.py [--phase N]... [--out FILE] [--repeat N] [--list]
+
+An optional maintainer script (DESIGN.md "Peers"): torch is never a dependency of the build or of the
+tests. Where `import torch` fails it prints one line and exits 77 (the course's "cannot run here").
+
+The course's timing rules hold (DESIGN.md "Honest numbers"): CUDA events on the current stream, two
+warm-up calls discarded, a cold L2 before each repeat of a memory-bound op (a buffer of at least twice
+the L2 size is written between repeats, outside the timed region), median and min of the repeats.
+Rates are counted as the lessons count them: the minimum bytes read + written over the median time,
+2*M*N*K (2*nnz for SpMV) flop over the median time. Matmuls time warm, like p1_ladder.
+
+The CSV has one row per op and shape: device, date, peer ("pytorch <version>"), phase, the lesson ids
+and launchers the row stands beside, the shape as the lessons write their problem ("n=64M",
+"16384x4096", "M=N=K=4096", "poisson:4M"), bytes, flop, median_ms, min_ms, gbps, gflops and a note.
+`workbook bench phaseN` reads it (default place: build/<preset>/workbook-state/bench/peer_pytorch.csv,
+or $WORKBOOK_PEER_CSV) and draws a PyTorch bar beside each matching lesson on the same GPU.
+Rows of phases not measured in this run are kept when FILE already holds rows for the same GPU.
+
+Exit status: 0 written, 1 a measurement failed, 2 usage error, 77 torch not importable or no GPU.
+"""
+
+import argparse
+import csv
+import datetime
+import io
+import math
+import os
+import sys
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_TORCH = 0, 1, 2, 77
+PHASES = (0, 1, 2, 3, 4)
+WARMUP = 2  # as the lessons' BenchOptions: the first calls pay for allocation and kernel selection
+COLUMNS = ("device", "date", "peer", "phase", "id", "op", "shape", "dtype", "bytes", "flop", "median_ms",
+           "min_ms", "gbps", "gflops", "launchers", "note")
+MiB = 1 << 20
+
+# ---- pure helpers (no torch): argument parsing, sizes, rate math, the case table, CSV ----------------
+
+
+def parse_args(argv):
+    """The command line; argparse prints the usage and exits 2 on bad input."""
+    parser = argparse.ArgumentParser(
+        prog="peer_pytorch.py",
+        description="Time PyTorch on the shapes of the course's lessons and phase benchmarks; write CSV.")
+    parser.add_argument("--phase", type=int, action="append", choices=PHASES, metavar="N",
+                        help="a phase to measure (0-4); repeatable; all phases when not given")
+    parser.add_argument("--out", default="peer_pytorch.csv", metavar="FILE", help="the CSV (default: %(default)s)")
+    parser.add_argument("--repeat", type=int, default=10, metavar="N", help="timed repeats, 1 to 1000 (default 10)")
+    parser.add_argument("--list", action="store_true", help="print the cases without timing them (no torch needed)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.repeat <= 1000:
+        parser.error("--repeat needs 1 to 1000, got %d" % args.repeat)
+    args.phase = sorted(set(args.phase)) if args.phase else list(PHASES)
+    return args
+
+
+def format_count(n):
+    """67108864 -> '64M', 1536 -> '1.5K': common/report.cpp format_count, so shapes match the lessons'."""
+    if n < 1024:
+        return str(n)
+    value, suffix = float(n), -1
+    while value >= 1024 and suffix < 3:
+        value /= 1024
+        suffix += 1
+    letter = "KMGT"[suffix]
+    if value == int(value):
+        return "%d%s" % (int(value), letter)
+    if n % 1000 == 0 and n < 1000000:
+        return str(n)
+    return "%.3g%s" % (value, letter)
+
+
+def gb_per_s(num_bytes, ms):
+    """GB/s from bytes moved and milliseconds (common/report.h gb_per_s)."""
+    return num_bytes / (ms * 1e6) if ms > 0 else 0.0
+
+
+def gflop_per_s(flop, ms):
+    return flop / (ms * 1e6) if ms > 0 else 0.0
+
+
+def median(values):
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+
+
+def flush_bytes(l2_bytes):
+    """The L2 flush buffer: at least twice the L2 size (the rule), never under 64 MiB (an L2 size of 0
+    means the attribute was not there: 256 MiB covers every GPU so far)."""
+    if l2_bytes <= 0:
+        return 256 * MiB
+    return max(2 * l2_bytes, 64 * MiB)
+
+
+def spmv_min_bytes(rows, cols, nnz):
+    """phase4_spmv/device_matrix.h spmv_min_bytes: values and columns once, row pointers, x, y."""
+    return 8.0 * nnz + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows
+
+
+class Case:
+    """One op at one shape: what to time (kind + params) and how the lessons count its rate."""
+
+    def __init__(self, phase, op, shape, kind, params, num_bytes=0.0, flop=0.0, ids=(), launchers=(),
+                 dtype="fp32", cold=True, note=""):
+        self.phase, self.op, self.shape, self.kind, self.params = phase, op, shape, kind, params
+        self.bytes, self.flop, self.ids, self.launchers = num_bytes, flop, tuple(ids), tuple(launchers)
+        self.dtype, self.cold, self.note = dtype, cold, note
+
+    def __repr__(self):
+        return "Case(%d %s %s)" % (self.phase, self.op, self.shape)
+
+
+# Launcher names exactly as the lessons and benchmarks print them: a row matches a lesson by launcher
+# and shape (workbook bench), so these lists are the only map from PyTorch ops to the course's kernels.
+MATMUL_FP32 = ("matmul_naive", "matmul_coalesced", "matmul_smem_tiled", "matmul_blocktiling_1d",
+               "matmul_blocktiling_2d", "matmul_vectorized", "matmul_warptiling", "matmul_cublas", "cublasSgemm")
+REDUCE = ("reduce_interleaved_divergent", "reduce_interleaved_strided", "reduce_sequential",
+          "reduce_first_add_during_load", "reduce_unroll_last_warp", "reduce_complete_unroll",
+          "reduce_many_per_thread", "reduce_shuffle", "reduce_single_pass_last_block", "reduce_block_atomics",
+          "reduce_cub", "cub::DeviceReduce::Sum")
+SPMV = ("spmv_csr_scalar", "spmv_csr_vector", "spmv_ell", "spmv_csr_adaptive", "spmv_csr_balanced",
+        "spmv_block_tiled", "spmv_cusparse_csr", "spmv_cusparse_plan_run", "cusparse_csr")
+
+
+def phase0_cases():
+    n = 64 * MiB  # the phase 0 lessons' default size
+    side = 8192   # 0.06's default 8192 x 8192
+    return [
+        # PyTorch's own copy: the yardstick its element-wise ops are held to (no lesson beside it).
+        Case(0, "copy", "n=" + format_count(n), "copy", {"n": n}, 8.0 * n,
+             note="dst.copy_(src): PyTorch's own device copy"),
+        Case(0, "add", "n=" + format_count(n), "add", {"n": n}, 12.0 * n, ids=("0.02",),
+             launchers=("vector_add", "vector_add_float4"), note="torch.add(a, b, out=c)"),
+        Case(0, "transpose", "%dx%d" % (side, side), "transpose", {"rows": side, "cols": side}, 8.0 * side * side,
+             ids=("0.06",), launchers=("transpose_naive", "transpose_tiled_no_padding", "transpose_tiled"),
+             note="out.copy_(x.t())"),
+    ]
+
+
+def phase1_cases():
+    cases = []
+    for n in (1024, 2048, 4096, 8192):  # p1_ladder's sizes; the lessons run 4096
+        shape, flop = "M=N=K=%d" % n, 2.0 * n * n * n
+        cases.append(Case(1, "matmul", shape, "matmul", {"n": n, "dtype": "fp32"}, flop=flop, ids=(
+            "1.01", "1.02", "1.03", "1.04", "1.05", "1.06", "1.07", "1.08"), launchers=MATMUL_FP32, dtype="fp32",
+            cold=False, note="torch.mm(out=), allow_tf32 = False (cuBLAS default math)"))
+        cases.append(Case(1, "matmul", shape, "matmul", {"n": n, "dtype": "tf32"}, flop=flop, ids=("1.09",),
+                          launchers=("matmul_tensor_core_tf32",), dtype="tf32", cold=False,
+                          note="torch.mm(out=), allow_tf32 = True"))
+        cases.append(Case(1, "matmul", shape, "matmul", {"n": n, "dtype": "bf16"}, flop=flop, dtype="bf16",
+                          cold=False, note="torch.mm(out=) BF16 in and out, FP32 accumulate; no BF16 lesson yet"))
+    return cases
+
+
+def phase2_cases():
+    cases = []
+    for n in (16 * MiB, 64 * MiB):  # p2_bench --elements; the lessons run 64M
+        shape = "n=" + format_count(n)
+        cases.append(Case(2, "relu", shape, "relu", {"n": n}, 8.0 * n, ids=("2.01", "2.03"),
+                          launchers=("relu", "relu_float4"), note="F.relu(x)"))
+        cases.append(Case(2, "gelu_tanh", shape, "gelu", {"n": n}, 8.0 * n, ids=("2.02", "2.03"),
+                          launchers=("gelu_tanh", "gelu_tanh_float4"), note="F.gelu(x, approximate='tanh')"))
+    # Row-wise shapes: p2_bench's (64M floats as rows x 1024, 4096, 16384) and the lessons' own.
+    bench_shapes = [(64 * MiB // c, c) for c in (1024, 4096, 16384)]
+    rms_shapes = [(262144, 256), (65536, 1024), (16384, 4096), (2048, 32768)] + bench_shapes
+    for rows, cols in unique(bench_shapes + [(16384, 4096)]):
+        count = rows * cols
+        # The minimum traffic (x read, y written, the bias once), as p2_bench and 2.04's fused line count it.
+        cases.append(Case(2, "bias_gelu", "%dx%d" % (rows, cols), "bias_gelu", {"rows": rows, "cols": cols},
+                          8.0 * count + 4.0 * cols, ids=("2.04",), launchers=("bias_gelu_fused",),
+                          note="F.gelu(x + b, approximate='tanh'): eager runs two kernels"))
+    for rows, cols in unique(rms_shapes):
+        count = rows * cols
+        cases.append(Case(2, "rms_norm", "%dx%d" % (rows, cols), "rms_norm", {"rows": rows, "cols": cols},
+                          8.0 * count + 4.0 * cols, ids=("2.05", "2.06"),
+                          launchers=("rmsnorm_block", "rmsnorm_warp"), note="F.rms_norm(x, (cols,), w, eps=1e-5)"))
+    for rows, cols in unique(bench_shapes + [(16384, 4096)]):
+        cases.append(Case(2, "softmax", "%dx%d" % (rows, cols), "softmax", {"rows": rows, "cols": cols},
+                          8.0 * rows * cols, ids=("2.07", "2.08", "2.09"),
+                          launchers=("softmax_three_pass", "softmax_online", "softmax_single_read"),
+                          note="torch.softmax(x, dim=-1)"))
+    return cases
+
+
+def phase3_cases():
+    return [Case(3, "sum", "n=" + format_count(n), "sum", {"n": n}, 4.0 * n,
+                 ids=("3.01", "3.02", "3.03", "3.04", "3.05", "3.06", "3.07", "3.08", "3.09", "3.10"),
+                 launchers=REDUCE, note="torch.sum(x)")
+            for n in (256 * MiB, 16 * MiB)]  # p3_bench's --elements; the lessons run 256M
+
+
+def poisson_shape(rows):
+    """phase4 make_generated_matrix("poisson"): an n x n grid, n = round(sqrt(rows))."""
+    n = max(1, int(round(math.sqrt(rows))))
+    nnz = 5 * n * n - 4 * n  # the 5-point stencil less the missing neighbours on the four edges
+    return n * n, nnz
+
+
+def band_entries(rows, lower, upper):
+    """Entries of a rows x rows band (lower below, upper above the diagonal), clipped at the edges."""
+    if rows > lower + upper:  # closed form: full rows less the two clipped triangles
+        return rows * (lower + upper + 1) - lower * (lower + 1) // 2 - upper * (upper + 1) // 2
+    return sum(min(rows - 1, r + upper) - max(0, r - lower) + 1 for r in range(rows))
+
+
+def banded_shape(rows):
+    """phase4 make_generated_matrix("banded"): banded(rows, 8, 8)."""
+    return rows, band_entries(rows, 8, 8)
+
+
+def block_shape(rows):
+    """phase4 block_fem(rows / 4, 4): node i couples to i-2..i+2 (clipped), each pair a 4x4 block."""
+    nodes = max(1, rows // 4)
+    return 4 * nodes, 16 * band_entries(nodes, 2, 2)
+
+
+def phase4_cases(rows=4 * MiB):
+    cases = []
+    for gen, shape_of in (("poisson", poisson_shape), ("banded", banded_shape), ("block", block_shape)):
+        n_rows, nnz = shape_of(rows)
+        cases.append(Case(4, "spmv_csr", "%s:%s" % (gen, format_count(n_rows)), "spmv", {"gen": gen, "rows": rows},
+                          spmv_min_bytes(n_rows, n_rows, nnz), 2.0 * nnz,
+                          ids=("4.02", "4.03", "4.04", "4.05", "4.06", "4.07", "4.08"), launchers=SPMV,
+                          note="torch.mv(A_csr, x), A = torch.sparse_csr_tensor"))
+    return cases
+
+
+# uniform and powerlaw draw their columns from the course's splitmix64 sampler (common/sparse.cpp); a
+# faithful port loops over 64M entries in Python, so they are left out rather than approximated.
+SKIPPED = {4: "uniform and powerlaw SpMV skipped: their columns come from the course's splitmix64 sampler "
+              "(common/sparse.cpp), too slow to reproduce faithfully in Python"}
+
+
+def unique(items):
+    seen, out = set(), []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out
+
+
+def cases_for(phases):
+    table = {0: phase0_cases, 1: phase1_cases, 2: phase2_cases, 3: phase3_cases, 4: phase4_cases}
+    return [case for phase in phases for case in table[phase]()]
+
+
+def result_row(case, device, date, peer, times_ms):
+    """One CSV row (a dict over COLUMNS) from the repeats' times, rates counted like the lessons."""
+    mid, low = median(times_ms), min(times_ms)
+    return {
+        "device": device, "date": date, "peer": peer, "phase": str(case.phase), "id": " ".join(case.ids),
+        "op": case.op, "shape": case.shape, "dtype": case.dtype,
+        "bytes": "%.0f" % case.bytes if case.bytes else "", "flop": "%.0f" % case.flop if case.flop else "",
+        "median_ms": "%.5f" % mid, "min_ms": "%.5f" % low,
+        "gbps": "%.1f" % gb_per_s(case.bytes, mid) if case.bytes else "",
+        "gflops": "%.1f" % gflop_per_s(case.flop, mid) if case.flop else "",
+        "launchers": " ".join(case.launchers), "note": case.note,
+    }
+
+
+def read_rows(text):
+    """Rows of an existing peer CSV (dicts); [] when the header is not ours."""
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames is None or tuple(reader.fieldnames) != COLUMNS:
+        return []
+    return list(reader)
+
+
+def merge_rows(existing, fresh, phases, device):
+    """Keeps the earlier rows of the phases not measured now, when they are from the same GPU."""
+    measured = set(str(p) for p in phases)
+    kept = [r for r in existing if r.get("device") == device and r.get("phase") not in measured]
+    return sorted(kept + list(fresh), key=lambda r: int(r["phase"]))
+
+
+def csv_text(rows):
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+    return out.getvalue()
+
+
+# ---- the measurements (torch) ---------------------------------------------------------------------------
+
+
+def build(torch, case):
+    """Allocates the inputs (outside the timed region) and returns the call to time."""
+    F = torch.nn.functional
+    p = case.params
+    dev = "cuda"
+
+    def rand(*shape, dtype=torch.float32):
+        return torch.rand(*shape, device=dev, dtype=torch.float32).mul_(8).sub_(4).to(dtype)
+
+    if case.kind == "copy":
+        src, dst = rand(p["n"]), torch.empty(p["n"], device=dev)
+        return lambda: dst.copy_(src)
+    if case.kind == "add":
+        a, b, c = rand(p["n"]), rand(p["n"]), torch.empty(p["n"], device=dev)
+        return lambda: torch.add(a, b, out=c)
+    if case.kind == "transpose":
+        x, out = rand(p["rows"], p["cols"]), torch.empty(p["cols"], p["rows"], device=dev)
+        return lambda: out.copy_(x.t())
+    if case.kind == "matmul":
+        n = p["n"]
+        dtype = torch.bfloat16 if p["dtype"] == "bf16" else torch.float32
+        a, b, c = rand(n, n, dtype=dtype), rand(n, n, dtype=dtype), torch.empty(n, n, device=dev, dtype=dtype)
+        # FP32 rows in cuBLAS's default math (no TF32), as the course's baselines; set here, outside the
+        # timed calls, and set again by every matmul case, so no case inherits another's mode.
+        torch.backends.cuda.matmul.allow_tf32 = p["dtype"] == "tf32"
+        return lambda: torch.mm(a, b, out=c)
+    if case.kind == "relu":
+        x = rand(p["n"])
+        return lambda: F.relu(x)
+    if case.kind == "gelu":
+        x = rand(p["n"])
+        return lambda: F.gelu(x, approximate="tanh")
+    rows, cols = p.get("rows"), p.get("cols")
+    if case.kind == "bias_gelu":
+        x, b = rand(rows, cols), rand(cols)
+        return lambda: F.gelu(x + b, approximate="tanh")
+    if case.kind == "rms_norm":
+        x, w = rand(rows, cols), torch.rand(cols, device=dev) + 0.5
+        if hasattr(F, "rms_norm"):
+            return lambda: F.rms_norm(x, (cols,), w, eps=1e-5)
+        case.note = "composed: x * rsqrt(mean(x^2) + eps) * w (this torch has no F.rms_norm)"
+        return lambda: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+    if case.kind == "softmax":
+        x = rand(rows, cols)
+        return lambda: torch.softmax(x, dim=-1)
+    if case.kind == "sum":
+        x = rand(p["n"])
+        return lambda: torch.sum(x)
+    if case.kind == "spmv":
+        a = spmv_matrix(torch, p["gen"], p["rows"])
+        x = rand(a.shape[1])
+        return lambda: torch.mv(a, x)
+    raise ValueError("unknown case kind " + case.kind)
+
+
+def spmv_matrix(torch, gen, rows):
+    """The generator's sparsity pattern (values do not change the speed) as a CUDA CSR tensor."""
+    dev = "cuda"
+    if gen == "poisson":
+        n = max(1, int(round(math.sqrt(rows))))
+        r = torch.arange(n * n, device=dev)
+        gy, gx = r // n, r % n
+        pairs = [(r, r), (r[gy > 0], r[gy > 0] - n), (r[gx > 0], r[gx > 0] - 1),
+                 (r[gx + 1 < n], r[gx + 1 < n] + 1), (r[gy + 1 < n], r[gy + 1 < n] + n)]
+        size = n * n
+    elif gen == "banded":
+        r = torch.arange(rows, device=dev)
+        pairs = []
+        for d in range(-8, 9):
+            keep = (r + d >= 0) & (r + d < rows)
+            pairs.append((r[keep], r[keep] + d))
+        size = rows
+    elif gen == "block":
+        nodes = max(1, rows // 4)
+        i = torch.arange(nodes, device=dev)
+        pairs = []
+        for d in range(-2, 3):
+            keep = (i + d >= 0) & (i + d < nodes)
+            for dof in range(4):
+                for e in range(4):
+                    pairs.append((4 * i[keep] + dof, 4 * (i[keep] + d) + e))
+        size = 4 * nodes
+    else:
+        raise ValueError("no generator " + gen)
+    row = torch.cat([p[0] for p in pairs])
+    col = torch.cat([p[1] for p in pairs])
+    values = torch.rand(row.numel(), device=dev) * 2 - 1
+    csr = torch.sparse_coo_tensor(torch.stack([row, col]), values, (size, size)).coalesce().to_sparse_csr()
+    # 32-bit indices, as the course's CSR (and the bytes spmv_min_bytes counts): int64 would read more.
+    return torch.sparse_csr_tensor(csr.crow_indices().int(), csr.col_indices().int(), csr.values(), (size, size))
+
+
+def time_case(torch, case, repeat, flush):
+    """Events around each repeat; the flush buffer written before each cold repeat, outside the events."""
+    call = build(torch, case)
+    for _ in range(WARMUP):
+        call()
+    torch.cuda.synchronize()
+    events = []
+    for _ in range(repeat):
+        if case.cold:
+            flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        events.append((start, end))
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in events]
+
+
+def measure(args):
+    try:
+        import torch
+    except Exception as error:  # noqa: BLE001 - a missing module or a broken install alike: one line
+        print("peer_pytorch.py: torch is not importable here (%s); nothing measured" % error)
+        return EXIT_NO_TORCH
+    if not torch.cuda.is_available():
+        print("peer_pytorch.py: torch %s sees no CUDA GPU; nothing measured" % torch.__version__)
+        return EXIT_NO_TORCH
+    props = torch.cuda.get_device_properties(0)
+    device = props.name
+    l2 = getattr(props, "L2_cache_size", 0)
+    flush = torch.empty(flush_bytes(l2) // 4, device="cuda")
+    peer = "pytorch " + torch.__version__.split("+")[0]
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    print("%s, L2 %d MiB (flush %d MiB), %s" % (device, l2 // MiB, flush.numel() * 4 // MiB, peer))
+    fresh, status = [], EXIT_OK
+    for case in cases_for(args.phase):
+        try:
+            times = time_case(torch, case, args.repeat, flush)
+        except (RuntimeError, ValueError) as error:  # out of memory, an op this torch lacks
+            print("%-10s %-14s failed: %s" % (case.op, case.shape, str(error).splitlines()[0]))
+            status = EXIT_FAILED
+            torch.cuda.empty_cache()
+            continue
+        row = result_row(case, device, date, peer, times)
+        fresh.append(row)
+        print("%-10s %-14s %-5s %10s ms %10s GB/s %10s GFLOP/s" % (
+            case.op, case.shape, case.dtype, row["median_ms"], row["gbps"] or "-", row["gflops"] or "-"))
+        torch.cuda.empty_cache()  # the next shape starts from a clean pool, as a fresh process would
+    for phase in args.phase:
+        if phase in SKIPPED:
+            print("note: " + SKIPPED[phase])
+    existing = []
+    if os.path.exists(args.out):
+        with open(args.out, encoding="utf-8") as f:
+            existing = read_rows(f.read())
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(csv_text(merge_rows(existing, fresh, args.phase, device)))
+    print("CSV written to " + args.out)
+    return status
+
+
+def list_cases(args):
+    for case in cases_for(args.phase):
+        print("phase %d  %-10s %-16s %-5s %-4s beside %s" % (case.phase, case.op, case.shape, case.dtype,
+                                                          "cold" if case.cold else "warm",
+                                                          " ".join(case.ids) or "(no lesson)"))
+    for phase in args.phase:
+        if phase in SKIPPED:
+            print("note: " + SKIPPED[phase])
+    return EXIT_OK
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    return list_cases(args) if args.list else measure(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
