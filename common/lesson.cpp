@@ -31,7 +31,17 @@ std::string program_name(const char* argv0) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The first check_output failure since the last result line (note_check_failure).
+std::string& pending_check_failure() {
+  static std::string failure;
+  return failure;
+}
+
 }  // namespace
+
+void note_check_failure(const std::string& what, const std::string& reason) {
+  if (pending_check_failure().empty()) pending_check_failure() = what + ": " + reason;
+}
 
 std::string memory_kind_label(const DeviceInfo& device) {
   // HBM stacks sit on buses of 1024 bits and more; GDDR boards use 384 bits or fewer.
@@ -127,7 +137,10 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   return line;
 }
 
-void Lesson::report(const ResultLine& line) {
+void Lesson::report(const ResultLine& result) {
+  ResultLine line = result;
+  if (!line.pass && line.failure.empty()) line.failure = pending_check_failure();
+  pending_check_failure().clear();  // the next line starts with a clean slate
   if (options_.csv) {
     if (!csv_header_printed_) std::printf("%s\n", csv_header().c_str());
     csv_header_printed_ = true;

@@ -52,7 +52,9 @@ class Lesson {
   // `bytes_moved` is the minimum traffic of the kernel (every input read once, output written once).
   ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                double bytes_moved, bool pass);
-  void report(const ResultLine& line);  // prints the result line, or CSV with --csv
+  // Prints the result line, or CSV with --csv. A FAIL line without a cause of its own gets the first
+  // failure check_output noted since the previous line (see note_check_failure).
+  void report(const ResultLine& line);
 
   // The usual life of a memory-bound launcher: poison `out`, launch once and verify (values and
   // guards), time it with a cold L2, verify again (a kernel that breaks on later calls is caught),
@@ -77,7 +79,13 @@ class Lesson {
   bool csv_header_printed_ = false;
 };
 
-// Compares a device output with the reference and its guards; prints the teaching report on failure.
+// How check_output's verdict reaches the result line: lessons hand memory_bound_line a plain bool, so
+// the first failure since the last result line is kept here as "<what>: <reason>" ("global_index:
+// output untouched"), and Lesson::report writes it after FAIL and forgets it.
+void note_check_failure(const std::string& what, const std::string& reason);
+
+// Compares a device output with the reference and its guards; prints the teaching report on failure
+// and notes its cause for the result line.
 template <typename T>
 bool check_output(const std::string& what, const std::vector<T>& expected, const GuardedDeviceBuffer<T>& out,
                   const std::function<Tolerance(std::size_t)>& tolerance_of, std::size_t cols = 0) {
@@ -88,6 +96,8 @@ bool check_output(const std::string& what, const std::vector<T>& expected, const
   const GuardReport guards = out.check_guards();
   if (!values.ok()) std::fprintf(stderr, "%s", values.describe(what).c_str());
   if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(what).c_str());
+  if (!values.ok()) note_check_failure(what, values.reason());
+  if (!guards.ok()) note_check_failure(what, guards.reason());
   return values.ok() && guards.ok();
 }
 

@@ -37,6 +37,9 @@ int run_reduce_lesson(wb::Lesson& lesson, const std::vector<NamedLauncher>& laun
       const wb::GuardReport guards = out.check_guards();
       if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s\n", l.name, when, verdict.c_str());
       if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(l.name).c_str());
+      // The cause on the result line: "wrong sum", "output untouched", "wrote past the end".
+      if (!verdict.empty()) wb::note_check_failure(l.name, wb::failure_headline(verdict));
+      if (!guards.ok()) wb::note_check_failure(l.name, guards.reason());
       return verdict.empty() && guards.ok();
     };
     out.fill(wb::poison_value<float>());
