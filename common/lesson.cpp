@@ -118,6 +118,13 @@ double Lesson::fp32_peak_gflops() const { return wb::fp32_peak_gflops(device_); 
 
 ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                      double bytes_moved, bool pass) {
+  // The reference copy moves the same total bytes (half read, half written).
+  const MeasuredReference copy{"memcpy", memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2))};
+  return memory_bound_line(launcher, problem, time, bytes_moved, pass, copy);
+}
+
+ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
+                                     double bytes_moved, bool pass, const MeasuredReference& reference) {
   ResultLine line;
   line.id = id_;
   line.name = launcher;
@@ -126,15 +133,19 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   line.rate = gb_per_s(bytes_moved, time.median_ms);
   line.peak_pct = 100.0 * line.rate / dram_peak_gbs();
   line.peak_label = memory_kind_label(device_) + " peak";
-  // The reference copy moves the same total bytes (half read, half written).
-  const double reference = memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2));
-  line.ref_value = reference > 0 ? 100.0 * line.rate / reference : 0.0;
-  line.ref_label = "memcpy";
-  // Above the copy's bandwidth, a working set that fits in L2 is being served by the cache. A large
-  // one is real DRAM traffic: a kernel that mostly reads (or only writes) can beat a copy's mix.
-  line.cache_resident = line.rate > 1.05 * reference && bytes_moved <= 2.0 * static_cast<double>(device_.l2_bytes);
+  line.ref_value = reference.gbs > 0 ? 100.0 * line.rate / reference.gbs : 0.0;
+  line.ref_label = reference.label;
+  line.cache_resident = cache_resident(line.rate, bytes_moved);
   line.pass = pass;
   return line;
+}
+
+bool Lesson::cache_resident(double rate, double bytes_moved) {
+  // Above the copy's bandwidth, a working set that fits in L2 is being served by the cache. A large
+  // one is real DRAM traffic: a kernel that mostly reads (or only writes) can beat a copy's mix. So
+  // the copy is only timed (once per size) for working sets small enough to matter.
+  if (bytes_moved > 2.0 * static_cast<double>(device_.l2_bytes)) return false;
+  return rate > 1.05 * memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2));
 }
 
 void Lesson::report(const ResultLine& result) {

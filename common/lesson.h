@@ -21,6 +21,12 @@
 
 namespace wb {
 
+// A yardstick measured in the same run, for the result line's "% of <label>" column.
+struct MeasuredReference {
+  std::string label;  // "memcpy", "CUB", "cuSPARSE CSR"
+  double gbs = 0;     // its rate over the same bytes as the line's kernel
+};
+
 class Lesson {
  public:
   Lesson(std::string id, std::string name, std::string variant, LessonOptions options, DeviceInfo device);
@@ -47,11 +53,17 @@ class Lesson {
   double dram_peak_gbs() const;
   double fp32_peak_gflops() const;
 
-  // Fills id and, for memory-bound lines, the HBM/DRAM-peak, memcpy and cache-resident columns
+  // Fills id and, for memory-bound lines, the HBM/DRAM-peak, reference and cache-resident columns
   // (cache-resident: faster than the copy with a working set of at most twice the L2 size):
   // `bytes_moved` is the minimum traffic of the kernel (every input read once, output written once).
+  // The reference is a D2D cudaMemcpy of the same bytes, measured here...
   ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                double bytes_moved, bool pass);
+  // ... or a library the lesson timed on the same data in this run, as GB/s over the same bytes_moved
+  // (CUB's DeviceReduce, cuSPARSE's SpMV): then the copy is measured only where the cache-resident
+  // label needs it.
+  ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
+                               double bytes_moved, bool pass, const MeasuredReference& reference);
   // Prints the result line, or CSV with --csv. A FAIL line without a cause of its own gets the first
   // failure check_output noted since the previous line (see note_check_failure).
   void report(const ResultLine& line);
@@ -75,6 +87,9 @@ class Lesson {
   std::string id_, name_, variant_;
   LessonOptions options_;
   DeviceInfo device_;
+  // Above the copy's bandwidth with a working set of at most twice the L2 size: served by the cache.
+  bool cache_resident(double rate, double bytes_moved);
+
   std::map<std::size_t, double> memcpy_cache_;
   bool csv_header_printed_ = false;
 };

@@ -48,10 +48,7 @@ int run_reduce_lesson(wb::Lesson& lesson, const std::vector<NamedLauncher>& laun
     bool pass = verify("");
     const wb::TimingStats time = wb::bench(nullptr, options, launch);
     pass = verify(" (after timing)") && pass;
-    wb::ResultLine line = lesson.memory_bound_line(l.name, problem, time, bytes, pass);
-    line.ref_value = cub_gbs > 0 ? 100.0 * line.rate / cub_gbs : 0.0;
-    line.ref_label = "CUB";
-    lesson.report(line);
+    lesson.report(lesson.memory_bound_line(l.name, problem, time, bytes, pass, wb::MeasuredReference{"CUB", cub_gbs}));
     all_pass = all_pass && pass;
   }
   return all_pass ? wb::kExitPass : wb::kExitFail;

@@ -3,9 +3,11 @@
 #include "common/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "common/lesson.h"
 #include "common/testing.h"
 
 namespace {
@@ -166,4 +168,26 @@ TEST_CASE("percentages below 10 keep one decimal", "[host][report]") {
   INFO(text);
   CHECK(contains(text, "0.9% of memcpy"));
   CHECK(contains(text, "5.6% DRAM peak"));
+}
+
+TEST_CASE("a lesson's line against a library measured in the run carries that library's column from the start",
+          "[host][report]") {
+  // An H100-like device: no GPU is touched, since a working set beyond twice the L2 needs no copy
+  // measurement for the cache-resident label.
+  wb::DeviceInfo device;
+  device.name = "H100-like";
+  device.mem_clock_khz = 2619000;
+  device.bus_width_bits = 5120;
+  device.l2_bytes = std::size_t(50) << 20;
+  wb::Lesson lesson("3.08", "shuffle", "solution", wb::LessonOptions{}, device);
+  wb::TimingStats time;
+  time.median_ms = 0.4;
+  const double bytes = 4.0 * double(std::size_t(1) << 28);  // 1 GiB read
+  const wb::ResultLine line =
+      lesson.memory_bound_line("reduce_shuffle", "n=256M", time, bytes, true, wb::MeasuredReference{"CUB", 3000.0});
+  CHECK(line.ref_label == "CUB");
+  CHECK(std::fabs(line.ref_value - 100.0 * wb::gb_per_s(bytes, 0.4) / 3000.0) < 1e-9);
+  CHECK_FALSE(line.cache_resident);
+  CHECK(line.peak_label == "HBM peak");
+  CHECK(contains(wb::format_result_line(line), "% of CUB"));
 }
