@@ -74,14 +74,18 @@ __device__ void stage_products(const CsrView& a, const float* __restrict__ x, in
 // for up to ~30 us (a 65536-entry row); started last, it would be the kernel's tail. So the plan lists
 // those row blocks first: order[] maps blockIdx.x to a row block, long ones from the front, the others
 // from the back. A warp books its places with one atomic per list (ballot + popc), so neighbouring row
-// blocks stay neighbours. counters[0] ends as the number of long row blocks: without any, the SpMV
-// keeps the natural order (see spmv_csr_adaptive_kernel).
+// blocks stay neighbours. counters[0] ends as the number of long row blocks: without any (every
+// regular matrix), the SpMV keeps the natural order (see spmv_csr_adaptive_kernel).
 __global__ void csr_adaptive_order_kernel(const int* __restrict__ row_ptr, int chunks,
                                           const int* __restrict__ row_block_start, int* __restrict__ order,
                                           int* __restrict__ counters) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = k < chunks;
-  const bool is_long = valid && row_ptr[row_block_start[k + 1]] - row_ptr[row_block_start[k]] > kChunk;
+  // Long: the block's last row alone is longer than a chunk (the rows that take microseconds). A short
+  // row that merely crosses the chunk's end also goes the block-wide way in the SpMV but costs nothing
+  // extra; counting it would reorder every regular matrix, where many blocks end in such a row.
+  const int first_row = valid ? row_block_start[k] : 0, end_row = valid ? row_block_start[k + 1] : 0;
+  const bool is_long = valid && end_row > first_row && row_ptr[end_row] - row_ptr[end_row - 1] > kChunk;
   const unsigned long_lanes = __ballot_sync(0xffffffffu, is_long);
   const unsigned short_lanes = __ballot_sync(0xffffffffu, valid && !is_long);
   const int lane = threadIdx.x % kWarpSize;
@@ -98,7 +102,7 @@ __global__ void csr_adaptive_order_kernel(const int* __restrict__ row_ptr, int c
 }
 
 // The plan: row_block_start[0 .. chunks], then order[0 .. chunks), then the order kernel's 2 counters
-// (the first: how many row blocks end in a row too long for shared memory).
+// (the first: how many row blocks end in a row longer than a chunk).
 __global__ __launch_bounds__(kThreads) void spmv_csr_adaptive_kernel(CsrView a, const int* __restrict__ plan,
                                                                      const float* __restrict__ x,
                                                                      float* __restrict__ y) {
