@@ -1,5 +1,7 @@
 # Chooses CMAKE_CUDA_ARCHITECTURES when neither a preset nor the user set it:
 # the visible GPU's compute capability, else a list from Turing (7.5) to Hopper (9.0).
+# The CUDAARCHS environment variable (CMake's own default for CMAKE_CUDA_ARCHITECTURES) wins over
+# the detection: CI runs the default preset with CUDAARCHS=90.
 if(DEFINED CMAKE_CUDA_ARCHITECTURES OR DEFINED ENV{CUDAARCHS})
   return()
 endif()

@@ -31,7 +31,17 @@ std::string program_name(const char* argv0) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The first check_output failure since the last result line (note_check_failure).
+std::string& pending_check_failure() {
+  static std::string failure;
+  return failure;
+}
+
 }  // namespace
+
+void note_check_failure(const std::string& what, const std::string& reason) {
+  if (pending_check_failure().empty()) pending_check_failure() = what + ": " + reason;
+}
 
 std::string memory_kind_label(const DeviceInfo& device) {
   // HBM stacks sit on buses of 1024 bits and more; GDDR boards use 384 bits or fewer.
@@ -108,6 +118,13 @@ double Lesson::fp32_peak_gflops() const { return wb::fp32_peak_gflops(device_); 
 
 ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                      double bytes_moved, bool pass) {
+  // The reference copy moves the same total bytes (half read, half written).
+  const MeasuredReference copy{"memcpy", memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2))};
+  return memory_bound_line(launcher, problem, time, bytes_moved, pass, copy);
+}
+
+ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
+                                     double bytes_moved, bool pass, const MeasuredReference& reference) {
   ResultLine line;
   line.id = id_;
   line.name = launcher;
@@ -116,18 +133,25 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   line.rate = gb_per_s(bytes_moved, time.median_ms);
   line.peak_pct = 100.0 * line.rate / dram_peak_gbs();
   line.peak_label = memory_kind_label(device_) + " peak";
-  // The reference copy moves the same total bytes (half read, half written).
-  const double reference = memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2));
-  line.ref_value = reference > 0 ? 100.0 * line.rate / reference : 0.0;
-  line.ref_label = "memcpy";
-  // Above the copy's bandwidth, a working set that fits in L2 is being served by the cache. A large
-  // one is real DRAM traffic: a kernel that mostly reads (or only writes) can beat a copy's mix.
-  line.cache_resident = line.rate > 1.05 * reference && bytes_moved <= 2.0 * static_cast<double>(device_.l2_bytes);
+  line.ref_value = reference.gbs > 0 ? 100.0 * line.rate / reference.gbs : 0.0;
+  line.ref_label = reference.label;
+  line.cache_resident = cache_resident(line.rate, bytes_moved);
   line.pass = pass;
   return line;
 }
 
-void Lesson::report(const ResultLine& line) {
+bool Lesson::cache_resident(double rate, double bytes_moved) {
+  // Above the copy's bandwidth, a working set that fits in L2 is being served by the cache. A large
+  // one is real DRAM traffic: a kernel that mostly reads (or only writes) can beat a copy's mix. So
+  // the copy is only timed (once per size) for working sets small enough to matter.
+  if (bytes_moved > 2.0 * static_cast<double>(device_.l2_bytes)) return false;
+  return rate > 1.05 * memcpy_gbs(static_cast<std::size_t>(bytes_moved / 2));
+}
+
+void Lesson::report(const ResultLine& result) {
+  ResultLine line = result;
+  if (!line.pass && line.failure.empty()) line.failure = pending_check_failure();
+  pending_check_failure().clear();  // the next line starts with a clean slate
   if (options_.csv) {
     if (!csv_header_printed_) std::printf("%s\n", csv_header().c_str());
     csv_header_printed_ = true;

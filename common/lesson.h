@@ -21,6 +21,12 @@
 
 namespace wb {
 
+// A yardstick measured in the same run, for the result line's "% of <label>" column.
+struct MeasuredReference {
+  std::string label;  // "memcpy", "CUB", "cuSPARSE CSR"
+  double gbs = 0;     // its rate over the same bytes as the line's kernel
+};
+
 class Lesson {
  public:
   Lesson(std::string id, std::string name, std::string variant, LessonOptions options, DeviceInfo device);
@@ -47,12 +53,20 @@ class Lesson {
   double dram_peak_gbs() const;
   double fp32_peak_gflops() const;
 
-  // Fills id and, for memory-bound lines, the HBM/DRAM-peak, memcpy and cache-resident columns
+  // Fills id and, for memory-bound lines, the HBM/DRAM-peak, reference and cache-resident columns
   // (cache-resident: faster than the copy with a working set of at most twice the L2 size):
   // `bytes_moved` is the minimum traffic of the kernel (every input read once, output written once).
+  // The reference is a D2D cudaMemcpy of the same bytes, measured here...
   ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                double bytes_moved, bool pass);
-  void report(const ResultLine& line);  // prints the result line, or CSV with --csv
+  // ... or a library the lesson timed on the same data in this run, as GB/s over the same bytes_moved
+  // (CUB's DeviceReduce, cuSPARSE's SpMV): then the copy is measured only where the cache-resident
+  // label needs it.
+  ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
+                               double bytes_moved, bool pass, const MeasuredReference& reference);
+  // Prints the result line, or CSV with --csv. A FAIL line without a cause of its own gets the first
+  // failure check_output noted since the previous line (see note_check_failure).
+  void report(const ResultLine& line);
 
   // The usual life of a memory-bound launcher: poison `out`, launch once and verify (values and
   // guards), time it with a cold L2, verify again (a kernel that breaks on later calls is caught),
@@ -73,11 +87,20 @@ class Lesson {
   std::string id_, name_, variant_;
   LessonOptions options_;
   DeviceInfo device_;
+  // Above the copy's bandwidth with a working set of at most twice the L2 size: served by the cache.
+  bool cache_resident(double rate, double bytes_moved);
+
   std::map<std::size_t, double> memcpy_cache_;
   bool csv_header_printed_ = false;
 };
 
-// Compares a device output with the reference and its guards; prints the teaching report on failure.
+// How check_output's verdict reaches the result line: lessons hand memory_bound_line a plain bool, so
+// the first failure since the last result line is kept here as "<what>: <reason>" ("global_index:
+// output untouched"), and Lesson::report writes it after FAIL and forgets it.
+void note_check_failure(const std::string& what, const std::string& reason);
+
+// Compares a device output with the reference and its guards; prints the teaching report on failure
+// and notes its cause for the result line.
 template <typename T>
 bool check_output(const std::string& what, const std::vector<T>& expected, const GuardedDeviceBuffer<T>& out,
                   const std::function<Tolerance(std::size_t)>& tolerance_of, std::size_t cols = 0) {
@@ -88,6 +111,8 @@ bool check_output(const std::string& what, const std::vector<T>& expected, const
   const GuardReport guards = out.check_guards();
   if (!values.ok()) std::fprintf(stderr, "%s", values.describe(what).c_str());
   if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(what).c_str());
+  if (!values.ok()) note_check_failure(what, values.reason());
+  if (!guards.ok()) note_check_failure(what, guards.reason());
   return values.ok() && guards.ok();
 }
 

@@ -62,14 +62,21 @@ std::string format_count(std::size_t n) {
 }
 
 std::string format_result_line(const ResultLine& line) {
+  // A wrong answer has no speed worth printing: the rate and both percentages become dashes, in
+  // the same columns, and the status says why.
+  const char* const missing = "-";
   char time[48], peak[48];
   std::snprintf(time, sizeof time, "%s ms ±%.1f%%", format_significant(line.time.median_ms).c_str(),
                 line.time.spread_pct);
   std::snprintf(peak, sizeof peak, "%s%% %s", format_percent(line.peak_pct).c_str(), line.peak_label.c_str());
-  char text[400];
+  const std::string rate = line.pass ? format_rate(line.rate, line.unit) : missing;
+  const std::string ref = line.pass ? format_ref(line) : missing;
+  std::string status = "PASS";
+  if (!line.pass) status = line.failure.empty() ? "FAIL" : "FAIL " + line.failure;
+  char text[600];
   std::snprintf(text, sizeof text, "%-5s %-26s %-20s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(), line.name.c_str(),
-                line.problem.c_str(), time, format_rate(line.rate, line.unit).c_str(), peak, format_ref(line).c_str(),
-                line.cache_resident ? "cache-resident " : "", line.pass ? "PASS" : "FAIL");
+                line.problem.c_str(), time, rate.c_str(), line.pass ? peak : missing, ref.c_str(),
+                line.pass && line.cache_resident ? "cache-resident " : "", status.c_str());
   return text;
 }
 
@@ -79,13 +86,28 @@ std::string csv_header() {
 }
 
 std::string format_csv_row(const ResultLine& line, const std::string& device_name) {
+  auto number = [&line](const char* format, double value) {
+    if (!line.pass) return std::string("-");
+    char text[48];
+    std::snprintf(text, sizeof text, format, value);
+    return std::string(text);
+  };
   char text[600];
-  std::snprintf(text, sizeof text, "%s,%s,%s,%.6f,%.6f,%.2f,%.3f,%s,%.2f,%s,%.4f,%s,%s,%d,%s,%s", line.id.c_str(),
+  std::snprintf(text, sizeof text, "%s,%s,%s,%.6f,%.6f,%.2f,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s", line.id.c_str(),
                 line.name.c_str(), line.problem.c_str(), line.time.median_ms, line.time.min_ms, line.time.spread_pct,
-                line.rate, line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s", line.peak_pct, line.peak_label.c_str(),
-                line.ref_value, line.ref_style == RefStyle::Percent ? "percent" : "speedup", line.ref_label.c_str(),
-                line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL", device_name.c_str());
+                number("%.3f", line.rate).c_str(), line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s",
+                number("%.2f", line.peak_pct).c_str(), line.peak_label.c_str(), number("%.4f", line.ref_value).c_str(),
+                line.ref_style == RefStyle::Percent ? "percent" : "speedup", line.ref_label.c_str(),
+                line.pass && line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL", device_name.c_str());
   return text;
+}
+
+std::string failure_headline(const std::string& message) {
+  std::string headline = message.substr(0, message.find('\n'));
+  const std::size_t colon = headline.find(':');
+  if (colon != std::string::npos) headline.resize(colon);
+  if (!headline.empty() && headline[0] >= 'A' && headline[0] <= 'Z') headline[0] = char(headline[0] - 'A' + 'a');
+  return headline;
 }
 
 }  // namespace wb

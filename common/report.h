@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The one result line every lesson prints (DESIGN.md), and its CSV twin for tools:
 //   0.02 vector_add        n=64M        0.272 ms ±0.4%   2960 GB/s   88% DRAM peak   99% of memcpy  PASS
+//   0.02 vector_add        n=64M        0.003 ms ±0.4%   -           -               -              FAIL output untouched
+// A failed line prints no rate and no percentages (a kernel that wrote nothing "runs" at any speed),
+// a dash in each of those columns instead, and the cause in words after FAIL.
 #pragma once
 
 #include <cstddef>
@@ -27,11 +30,18 @@ struct ResultLine {
   RefStyle ref_style = RefStyle::Percent;
   bool cache_resident = false;  // rate above the measured memcpy bandwidth: not a DRAM figure
   bool pass = false;
+  std::string failure;  // FAIL only: the cause in a few words ("global_index: output untouched")
 };
 
 std::string format_result_line(const ResultLine& line);
 std::string csv_header();
+// The CSV row has the header's columns whatever the status; a FAIL row has "-" for the rate and the
+// two percentages (readers parse them as missing numbers) and keeps its status field exactly "FAIL".
 std::string format_csv_row(const ResultLine& line, const std::string& device_name);
+
+// The headline of a verifier's message: the words before its first colon, lower-cased first letter
+// ("Output untouched: the sum of ..." -> "output untouched"); the whole first line when it has none.
+std::string failure_headline(const std::string& message);
 
 // 67108864 -> "64M", 1000 -> "1000", 1536 -> "1.5K": binary suffixes, as lessons take them.
 std::string format_count(std::size_t n);

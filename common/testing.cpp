@@ -31,5 +31,16 @@ std::string explain_execution_error(cudaError_t code) {
   return text;
 }
 
+std::string launch_and_explain(const std::string& what, const std::function<void()>& launch) {
+  try {
+    launch();
+  } catch (const CudaError& e) {
+    return "launching " + what + " failed: " + e.what();
+  }
+  const cudaError_t ran = cudaDeviceSynchronize();
+  if (ran != cudaSuccess) return "the kernel of " + what + " failed while running: " + explain_execution_error(ran);
+  return "";
+}
+
 }  // namespace test
 }  // namespace wb

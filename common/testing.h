@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -37,22 +38,20 @@ std::vector<std::size_t> sizes(std::initializer_list<std::size_t> all, std::size
 std::uint64_t seed(std::uint64_t fallback = kDefaultSeed);
 // Explains an error reported by cudaDeviceSynchronize after a kernel ran.
 std::string explain_execution_error(cudaError_t code);
+// Runs one launcher call and waits for it: "" when it launched and ran, otherwise the message that
+// tells a launch error (thrown by CUDA_CHECK_KERNEL) from an error while the kernel ran, naming
+// `what`. The graders that return their verdict as text call it; WB_RUN_LAUNCHER fails with it.
+std::string launch_and_explain(const std::string& what, const std::function<void()>& launch);
 
 }  // namespace test
 }  // namespace wb
 
 // Runs one launcher call. A launch error (thrown by CUDA_CHECK_KERNEL) and an error while the
 // kernel runs (from the synchronize) fail with different messages, so the learner knows which.
-#define WB_RUN_LAUNCHER(call)                                                                                    \
-  do {                                                                                                           \
-    try {                                                                                                        \
-      call;                                                                                                      \
-    } catch (const ::wb::CudaError& wb_error_) {                                                                 \
-      FAIL("launching `" #call "` failed: " << wb_error_.what());                                                \
-    }                                                                                                            \
-    const cudaError_t wb_sync_ = cudaDeviceSynchronize();                                                        \
-    if (wb_sync_ != cudaSuccess)                                                                                 \
-      FAIL("the kernel of `" #call "` failed while running: " << ::wb::test::explain_execution_error(wb_sync_)); \
+#define WB_RUN_LAUNCHER(call)                                                                     \
+  do {                                                                                            \
+    const std::string wb_failure_ = ::wb::test::launch_and_explain("`" #call "`", [&] { call; }); \
+    if (!wb_failure_.empty()) FAIL(wb_failure_);                                                  \
   } while (0)
 
 // Fails with the report's teaching message unless it is ok(); works for CompareReport and GuardReport.

@@ -92,6 +92,24 @@ std::string CompareReport::describe(const std::string& what) const {
   return out.str();
 }
 
+std::string CompareReport::reason() const {
+  if (ok()) return "";
+  if (first.empty()) return "wrong number of elements";
+  const std::string of_count = " of " + std::to_string(count);
+  if (untouched == count) return "output untouched";
+  if (untouched_is_tail) return "untouched from " + format_index(tail_untouched_from, cols) + " on";
+  if (untouched > 0) return std::to_string(untouched) + of_count + " elements never written";
+  if (nan > 0) return std::to_string(nan) + of_count + " elements NaN";
+  return std::to_string(bad) + of_count + " elements wrong";
+}
+
+std::string GuardReport::reason() const {
+  if (back_damaged > 0 && front_damaged > 0) return "wrote past the end and before the start";
+  if (back_damaged > 0) return "wrote past the end";
+  if (front_damaged > 0) return "wrote before the start";
+  return "";
+}
+
 std::string GuardReport::describe(const std::string& what) const {
   std::ostringstream out;
   if (ok()) {

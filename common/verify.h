@@ -93,6 +93,8 @@ struct CompareReport {
   bool ok() const { return bad == 0; }
   // The failure report: counts, the first and last bad entries, then one sentence on the cause.
   std::string describe(const std::string& what) const;
+  // The cause in a few words, for a result line: "output untouched", "3 of 1000 elements wrong".
+  std::string reason() const;
 };
 
 namespace detail {
@@ -151,6 +153,8 @@ struct GuardReport {
   std::size_t first_after = 0;    // first damaged index at or after count
   bool ok() const { return front_damaged == 0 && back_damaged == 0; }
   std::string describe(const std::string& what) const;
+  // "wrote past the end", "wrote before the start" (or both): the result line's cause.
+  std::string reason() const;
 };
 
 template <typename T>

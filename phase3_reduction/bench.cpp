@@ -3,7 +3,7 @@
 // same data, L2 flushed between repeats, as GB/s, % of HBM peak and % of CUB. Writes a CSV.
 //   p3_bench [--elements 256M,16M] [--repeat N] [--out p3_bench.csv]
 // The defaults are 1 GiB and 64 MiB of floats. Inputs are exactly summable (multiples of 1/256 with
-// random signs), so every sum is checked to the last bit.
+// random signs), so every sum is checked to the last bit, on an output poisoned before each rung runs.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -92,6 +92,9 @@ int main(int argc, char** argv) {
       };
       add_row("cub", "cub::DeviceReduce::Sum", cub_time, judge_sum(input, cub_sum, 0.0).empty());
       for (const auto& rung : kLadder) {
+        // The previous rung left the right sum in `result`: poisoned first, a rung that writes
+        // nothing shows as untouched instead of passing.
+        result.fill(wb::poison_value<float>());
         rung.launch(din.data(), result.data(), n, workspace.data(), nullptr);
         CUDA_CHECK(cudaDeviceSynchronize());
         std::string verdict = judge_sum(input, result.download()[0], 0.0);

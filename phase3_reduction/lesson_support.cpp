@@ -37,6 +37,9 @@ int run_reduce_lesson(wb::Lesson& lesson, const std::vector<NamedLauncher>& laun
       const wb::GuardReport guards = out.check_guards();
       if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s\n", l.name, when, verdict.c_str());
       if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(l.name).c_str());
+      // The cause on the result line: "wrong sum", "output untouched", "wrote past the end".
+      if (!verdict.empty()) wb::note_check_failure(l.name, wb::failure_headline(verdict));
+      if (!guards.ok()) wb::note_check_failure(l.name, guards.reason());
       return verdict.empty() && guards.ok();
     };
     out.fill(wb::poison_value<float>());
@@ -45,10 +48,7 @@ int run_reduce_lesson(wb::Lesson& lesson, const std::vector<NamedLauncher>& laun
     bool pass = verify("");
     const wb::TimingStats time = wb::bench(nullptr, options, launch);
     pass = verify(" (after timing)") && pass;
-    wb::ResultLine line = lesson.memory_bound_line(l.name, problem, time, bytes, pass);
-    line.ref_value = cub_gbs > 0 ? 100.0 * line.rate / cub_gbs : 0.0;
-    line.ref_label = "CUB";
-    lesson.report(line);
+    lesson.report(lesson.memory_bound_line(l.name, problem, time, bytes, pass, wb::MeasuredReference{"CUB", cub_gbs}));
     all_pass = all_pass && pass;
   }
   return all_pass ? wb::kExitPass : wb::kExitFail;

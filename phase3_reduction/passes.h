@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The multi-pass driver the rungs share (host code, outside the files learners edit): a rung's
 // kernel turns `count` elements into one partial sum per block; the driver launches it on the input,
-// then on the partial sums, and so on, until one block remains, whose sum goes to `out`.
-//   n = 256M, 256 elements a block: 256M -> 1M -> 4096 -> 16 -> 1, four launches.
-// The partial sums of each pass sit one after another in the workspace (each share rounded up to 4
-// elements, so a pass that reads them with float4 loads stays aligned); reduce_workspace_elements(n)
-// is the bound for any rung with at least kMinElementsPerBlock elements per block.
+// then on the partial sums, and so on, until one block remains, whose sum goes to `out`. The plan
+// (how many blocks each pass, where its partial sums sit in the workspace) is for_each_reduce_pass
+// in reduction.cuh, the same plan reduce_workspace_elements(n) is the bound of for any rung with at
+// least kMinElementsPerBlock elements per block.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -32,18 +30,9 @@ void reduce_in_passes(const T* in, T* out, std::size_t n, T* workspace, cudaStre
     return;
   }
   const T* src = in;
-  T* partials = workspace;
-  std::size_t count = n;
-  for (;;) {
-    std::size_t blocks = (count + elements_per_block - 1) / elements_per_block;
-    if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
-    if (blocks == 1) {
-      launch(src, out, count, 1u);
-      return;
-    }
-    launch(src, partials, count, static_cast<unsigned>(blocks));
-    src = partials;
-    partials += (blocks + 3) / 4 * 4;
-    count = blocks;
-  }
+  for_each_reduce_pass(n, elements_per_block, max_blocks, [&](const ReducePass& pass) {
+    T* dst = pass.blocks == 1 ? out : workspace + pass.offset;
+    launch(src, dst, pass.count, static_cast<unsigned>(pass.blocks));
+    src = dst;
+  });
 }

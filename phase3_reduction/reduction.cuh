@@ -24,17 +24,48 @@ constexpr std::size_t kMinElementsPerBlock = 128;
 // blocks), and cub::DeviceReduce's temporary storage (a few KiB on an H100).
 constexpr std::size_t kFixedWorkspaceElements = 16384;
 
-// Elements of workspace every launcher may use for n inputs: the partial sums of every pass while
-// more than one block is needed (each pass's share rounded up to 4 elements, so the next pass's
-// input stays 16-byte aligned for vector loads), plus kFixedWorkspaceElements.
+// The pass plan every multi-pass rung follows (reduce_in_passes in passes.h launches it; the workspace
+// bound below and the host tests measure it): `count` elements go to ceil(count / elements_per_block)
+// blocks, capped at max_blocks (0: no cap); while more than one block is needed, their partial sums go
+// to the workspace at `offset`, each pass's share rounded up to 4 elements so the next pass's input
+// stays 16-byte aligned for vector loads; the pass with one block writes the sum itself.
+//   n = 256M, 256 elements a block: 256M -> 1M -> 4096 -> 16 -> 1, four passes.
+struct ReducePass {
+  std::size_t count;   // elements this pass reads
+  std::size_t blocks;  // blocks it launches: its partial sums (1: the last pass, writing the sum)
+  std::size_t offset;  // where in the workspace its partial sums go (blocks > 1)
+};
+
+// Calls visit(const ReducePass&) for each pass of the plan for n > 0 elements, the last one included.
+template <typename Visit>
+void for_each_reduce_pass(std::size_t n, std::size_t elements_per_block, std::size_t max_blocks, Visit visit) {
+  std::size_t offset = 0;
+  for (std::size_t count = n;;) {
+    std::size_t blocks = (count + elements_per_block - 1) / elements_per_block;
+    if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
+    visit(ReducePass{count, blocks, offset});
+    if (blocks <= 1) return;
+    offset += (blocks + 3) / 4 * 4;
+    count = blocks;
+  }
+}
+
+// Workspace elements the plan's partial sums take.
+inline std::size_t reduce_plan_workspace(std::size_t n, std::size_t elements_per_block, std::size_t max_blocks) {
+  std::size_t used = 0;
+  if (n == 0) return used;
+  for_each_reduce_pass(n, elements_per_block, max_blocks, [&used](const ReducePass& pass) {
+    if (pass.blocks > 1) used = pass.offset + (pass.blocks + 3) / 4 * 4;
+  });
+  return used;
+}
+
+// Elements of workspace every launcher may use for n inputs: the partial sums of the hungriest plan
+// (the fewest elements a block, kMinElementsPerBlock, and no cap on the grid: a cap or more elements
+// a block only shrink every pass), plus kFixedWorkspaceElements.
 // For n = 256M: 2M + 16K + 128 + a few, under 1% of the input.
 inline std::size_t reduce_workspace_elements(std::size_t n) {
-  std::size_t total = kFixedWorkspaceElements;
-  for (std::size_t m = n; m > kMinElementsPerBlock;) {
-    m = (m + kMinElementsPerBlock - 1) / kMinElementsPerBlock;
-    total += (m + 3) / 4 * 4;
-  }
-  return total;
+  return reduce_plan_workspace(n, kMinElementsPerBlock, 0) + kFixedWorkspaceElements;
 }
 
 // ---- 3.01 interleaved_divergent ------------------------------------------------------------------

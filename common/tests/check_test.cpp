@@ -85,3 +85,12 @@ TEST_CASE("launch errors explain out-of-range block and grid dimensions", "[host
   const std::string other = wb::launch_error_message(cudaErrorInvalidDevice, "k.cu", 7);
   CHECK(contains(other, "cudaErrorInvalidDevice"));
 }
+
+TEST_CASE("launch_and_explain names a launch error before anything runs", "[host][check]") {
+  // The launch-error half needs no GPU: the launcher's CUDA_CHECK_KERNEL throws before any synchronize.
+  const std::string text =
+      wb::test::launch_and_explain("matmul_naive", [] { CUDA_CHECK(cudaErrorInvalidConfiguration); });
+  INFO(text);
+  CHECK(text.rfind("launching matmul_naive failed: CUDA error cudaErrorInvalidConfiguration", 0) == 0);
+  CHECK(contains(text, "more than 1024 threads per block"));
+}

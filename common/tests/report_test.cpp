@@ -3,8 +3,11 @@
 #include "common/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
+#include "common/lesson.h"
 #include "common/testing.h"
 
 namespace {
@@ -42,7 +45,7 @@ TEST_CASE("the result line has every DESIGN.md column with units", "[host][repor
   CHECK(text.substr(text.size() - 4) == "PASS");
 }
 
-TEST_CASE("compute-bound lines switch to TFLOP/s, speedups print as a factor, failures say FAIL", "[host][report]") {
+TEST_CASE("compute-bound lines switch to TFLOP/s, speedups print as a factor", "[host][report]") {
   wb::ResultLine line = sample_line();
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = 9200;
@@ -50,15 +53,78 @@ TEST_CASE("compute-bound lines switch to TFLOP/s, speedups print as a factor, fa
   line.ref_style = wb::RefStyle::Speedup;
   line.ref_value = 1.923;
   line.ref_label = "serial";
-  line.pass = false;
   const std::string text = wb::format_result_line(line);
   INFO(text);
   CHECK(contains(text, "9.2 TFLOP/s"));
   CHECK(contains(text, "FP32 peak"));
   CHECK(contains(text, "1.92x serial"));
-  CHECK(text.substr(text.size() - 4) == "FAIL");
   line.rate = 512;
   CHECK(contains(wb::format_result_line(line), "512 GFLOP/s"));
+}
+
+// Splits a result line at runs of spaces: the columns a reader (or an eye) sees.
+std::vector<std::string> columns(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t start = text.find_first_not_of(' ', i);
+    if (start == std::string::npos) break;
+    std::size_t end = text.find("  ", start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    i = end;
+  }
+  return out;
+}
+
+TEST_CASE("a failed line prints dashes for the rate and percentages, and the cause after FAIL", "[host][report]") {
+  // The untouched 0.01 stub once printed "236299 GB/s 7049% HBM peak 7916% of memcpy FAIL".
+  wb::ResultLine line = sample_line();
+  line.rate = 236299;
+  line.peak_pct = 7049;
+  line.ref_value = 7916;
+  line.cache_resident = true;
+  line.pass = false;
+  line.failure = "global_index: output untouched";
+  const std::string text = wb::format_result_line(line);
+  INFO(text);
+  CHECK_FALSE(contains(text, "GB/s"));
+  CHECK_FALSE(contains(text, "peak"));
+  CHECK_FALSE(contains(text, "memcpy"));
+  CHECK_FALSE(contains(text, "cache-resident"));
+  CHECK(contains(text, "0.273 ms ±0.4%"));  // the time was measured; it is the rates that mean nothing
+  const std::string tail = "FAIL global_index: output untouched";
+  CHECK(text.substr(text.size() - tail.size()) == tail);
+  // The same columns as a passing line: dashes hold the places of rate, peak and reference.
+  const std::vector<std::string> failed = columns(text), passed = columns(wb::format_result_line(sample_line()));
+  REQUIRE(failed.size() == passed.size());
+  CHECK(failed[4] == "-");
+  CHECK(failed[5] == "-");
+  CHECK(failed[6] == "-");
+
+  line.failure.clear();  // a lesson that gives no cause still says FAIL
+  CHECK(wb::format_result_line(line).substr(wb::format_result_line(line).size() - 4) == "FAIL");
+}
+
+TEST_CASE("a failed CSV row keeps the header's columns, with dashes for the numbers that mean nothing",
+          "[host][report]") {
+  wb::ResultLine line = sample_line();
+  line.pass = false;
+  line.failure = "output untouched";
+  const std::string row = wb::format_csv_row(line, "NVIDIA H100 80GB HBM3");
+  INFO(row);
+  auto fields = [](const std::string& s) { return std::count(s.begin(), s.end(), ',') + 1; };
+  CHECK(fields(row) == fields(wb::csv_header()));
+  CHECK(row.rfind("0.02,vector_add_float4,n=64M,0.273400,0.270000,0.43,-,GB/s,-,DRAM peak,-,percent,memcpy,0,FAIL,", 0) ==
+        0);
+}
+
+TEST_CASE("failure_headline keeps the words before a verifier's first colon", "[host][report]") {
+  CHECK(wb::failure_headline("Output untouched: the sum of n = 5 elements still holds the poison value.") ==
+        "output untouched");
+  CHECK(wb::failure_headline("Wrong sum: the sum of n = 5 elements (expected 1, got 2)") == "wrong sum");
+  CHECK(wb::failure_headline("no colon here\nsecond line") == "no colon here");
+  CHECK(wb::failure_headline("").empty());
 }
 
 TEST_CASE("a rate above the measured memcpy bandwidth is labelled cache-resident", "[host][report]") {
@@ -102,4 +168,26 @@ TEST_CASE("percentages below 10 keep one decimal", "[host][report]") {
   INFO(text);
   CHECK(contains(text, "0.9% of memcpy"));
   CHECK(contains(text, "5.6% DRAM peak"));
+}
+
+TEST_CASE("a lesson's line against a library measured in the run carries that library's column from the start",
+          "[host][report]") {
+  // An H100-like device: no GPU is touched, since a working set beyond twice the L2 needs no copy
+  // measurement for the cache-resident label.
+  wb::DeviceInfo device;
+  device.name = "H100-like";
+  device.mem_clock_khz = 2619000;
+  device.bus_width_bits = 5120;
+  device.l2_bytes = std::size_t(50) << 20;
+  wb::Lesson lesson("3.08", "shuffle", "solution", wb::LessonOptions{}, device);
+  wb::TimingStats time;
+  time.median_ms = 0.4;
+  const double bytes = 4.0 * double(std::size_t(1) << 28);  // 1 GiB read
+  const wb::ResultLine line =
+      lesson.memory_bound_line("reduce_shuffle", "n=256M", time, bytes, true, wb::MeasuredReference{"CUB", 3000.0});
+  CHECK(line.ref_label == "CUB");
+  CHECK(std::fabs(line.ref_value - 100.0 * wb::gb_per_s(bytes, 0.4) / 3000.0) < 1e-9);
+  CHECK_FALSE(line.cache_resident);
+  CHECK(line.peak_label == "HBM peak");
+  CHECK(contains(wb::format_result_line(line), "% of CUB"));
 }

@@ -18,6 +18,7 @@ TEST_CASE("compare accepts identical arrays and reports nothing", "[host][verify
   CHECK(r.ok());
   CHECK(r.bad == 0);
   CHECK(r.count == 4);
+  CHECK(r.reason().empty());
 }
 
 TEST_CASE("compare flags every untouched (poisoned) element and says the kernel did not run", "[host][verify]") {
@@ -27,6 +28,7 @@ TEST_CASE("compare flags every untouched (poisoned) element and says the kernel 
   REQUIRE_FALSE(r.ok());
   CHECK(r.untouched == 10);
   CHECK(r.describe("out").find("Output untouched") != std::string::npos);
+  CHECK(r.reason() == "output untouched");
 }
 
 TEST_CASE("compare recognises an untouched tail: a grid that is too small", "[host][verify]") {
@@ -38,6 +40,7 @@ TEST_CASE("compare recognises an untouched tail: a grid that is too small", "[ho
   CHECK(r.tail_untouched_from == 64);
   CHECK(r.first_bad == 64);
   CHECK(r.describe("out").find("never written: the grid does not cover") != std::string::npos);
+  CHECK(r.reason() == "untouched from [64] on");
 }
 
 TEST_CASE("compare tells scattered untouched elements from a missing tail", "[host][verify]") {
@@ -48,6 +51,7 @@ TEST_CASE("compare tells scattered untouched elements from a missing tail", "[ho
   CHECK(r.untouched == 2);
   CHECK_FALSE(r.untouched_is_tail);
   CHECK(r.describe("out").find("2 elements were never written") != std::string::npos);
+  CHECK(r.reason() == "2 of 100 elements never written");
 }
 
 TEST_CASE("compare flags NaN outputs even with a huge tolerance", "[host][verify]") {
@@ -58,6 +62,7 @@ TEST_CASE("compare flags NaN outputs even with a huge tolerance", "[host][verify
   CHECK(r.nan == 1);
   CHECK(r.first_bad == 2);
   CHECK(r.describe("out").find("NaN") != std::string::npos);
+  CHECK(r.reason() == "1 of 5 elements NaN");
 }
 
 TEST_CASE("compare accepts NaN where NaN is expected and infinities of the right sign", "[host][verify]") {
@@ -94,6 +99,7 @@ TEST_CASE("compare reports the first and last bad entries with a gap marker", "[
   CHECK(text.find("...") != std::string::npos);
   CHECK(text.find("elements before [100] are right") != std::string::npos);
   CHECK(text.find("values are wrong") != std::string::npos);
+  CHECK(r.reason() == "80 of 1000 elements wrong");
 }
 
 TEST_CASE("compare prints [row, col] for matrices", "[host][verify]") {
@@ -142,6 +148,7 @@ TEST_CASE("inspect_guards finds writes past the end and before the start", "[hos
     CHECK(r.back_damaged == 1);
     CHECK(r.first_after == count);
     CHECK(r.describe("out").find("wrote past the end") != std::string::npos);
+    CHECK(r.reason() == "wrote past the end");
   }
   SECTION("the element just before the start is caught as index -1") {
     all[front - 1] = 0.0f;
@@ -149,6 +156,7 @@ TEST_CASE("inspect_guards finds writes past the end and before the start", "[hos
     CHECK(r.front_damaged == 1);
     CHECK(r.first_before == -1);
     CHECK(r.describe("out").find("before the start") != std::string::npos);
+    CHECK(r.reason() == "wrote before the start");
   }
   SECTION("a write of the poison pattern into a guard is caught too") {
     all[front + count + back - 1] = wb::poison_value<float>();

@@ -136,14 +136,9 @@ std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCa
   dB.upload(in.B);
   dC.upload(in.C);
   // Launch errors and errors while the kernel runs are reported apart (common/testing.h explains).
-  try {
-    launch(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), nullptr);
-  } catch (const wb::CudaError& e) {
-    return std::string("launching ") + name + " failed: " + e.what();
-  }
-  const cudaError_t ran = cudaDeviceSynchronize();
-  if (ran != cudaSuccess)
-    return std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
+  const std::string failed = wb::test::launch_and_explain(
+      name, [&] { launch(c.M, c.N, c.K, c.alpha, dA.data(), dB.data(), c.beta, dC.data(), nullptr); });
+  if (!failed.empty()) return failed;
   const wb::GuardReport guards = dC.check_guards();
   if (!guards.ok()) return guards.describe(name);
   const std::vector<float> got = dC.download();

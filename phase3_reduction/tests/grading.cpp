@@ -52,15 +52,9 @@ std::string run_and_judge(const char* launcher, ReduceLauncher<T> reduce, const 
   GuardedInput<T> din(input, guard);
   wb::GuardedDeviceBuffer<T> workspace(reduce_workspace_elements(n));  // poisoned: read before written shows
   wb::GuardedDeviceBuffer<T> out(1);                                   // poisoned: untouched shows
-  try {
-    reduce(din.data(), out.data(), n, workspace.data(), nullptr);
-  } catch (const wb::CudaError& e) {
-    return std::string("launching ") + launcher + " failed: " + e.what();
-  }
-  const cudaError_t sync = cudaDeviceSynchronize();
-  if (sync != cudaSuccess)
-    return std::string("the kernel of ") + launcher +
-           " failed while running: " + wb::test::explain_execution_error(sync);
+  const std::string failed =
+      wb::test::launch_and_explain(launcher, [&] { reduce(din.data(), out.data(), n, workspace.data(), nullptr); });
+  if (!failed.empty()) return failed;
   const wb::GuardReport out_guards = out.check_guards();
   if (!out_guards.ok()) return out_guards.describe(std::string(launcher) + " output");
   const wb::GuardReport workspace_guards = workspace.check_guards();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Host tests of phase 3's references: the workspace bound holds for every rung's pass plan, and
-// judge_sum names each kind of wrong sum the way the graded tests promise.
+// Host tests of phase 3's references: the pass plan (reduction.cuh's for_each_reduce_pass, which
+// passes.h launches) and the workspace bound that holds for every rung's plan, and judge_sum names
+// each kind of wrong sum the way the graded tests promise.
 #include "phase3_reduction/reference.h"
 
 #include <cstddef>
@@ -14,22 +15,34 @@
 
 namespace {
 
-// What reduce_in_passes (passes.h) writes to the workspace for this plan.
-std::size_t workspace_used(std::size_t n, std::size_t per_block, std::size_t max_blocks) {
-  std::size_t used = 0;
-  for (std::size_t count = n; count > 0;) {
-    std::size_t blocks = (count + per_block - 1) / per_block;
-    if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
-    if (blocks == 1) break;
-    used += (blocks + 3) / 4 * 4;
-    count = blocks;
-  }
-  return used;
-}
-
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
+
+TEST_CASE("the pass plan goes 256M -> 1M -> 4096 -> 16 -> 1 at 256 elements a block", "[host][p3]") {
+  std::vector<ReducePass> passes;
+  for_each_reduce_pass(std::size_t(1) << 28, 256, 0, [&passes](const ReducePass& p) { passes.push_back(p); });
+  REQUIRE(passes.size() == 4);
+  CHECK(passes[0].count == std::size_t(1) << 28);
+  CHECK(passes[0].blocks == std::size_t(1) << 20);
+  CHECK(passes[0].offset == 0);  // each pass's partial sums follow the previous pass's in the workspace
+  CHECK(passes[1].count == std::size_t(1) << 20);
+  CHECK(passes[1].offset == std::size_t(1) << 20);
+  CHECK(passes[2].count == 4096);
+  CHECK(passes[2].offset == (std::size_t(1) << 20) + 4096);
+  CHECK(passes[3].count == 16);
+  CHECK(passes[3].blocks == 1);  // the last pass writes the sum
+  // A capped grid: 1M elements in at most 1056 blocks of 256, then the 1056 partial sums.
+  passes.clear();
+  for_each_reduce_pass(std::size_t(1) << 20, 256, 1056, [&passes](const ReducePass& p) { passes.push_back(p); });
+  REQUIRE(passes.size() == 3);
+  CHECK(passes[0].blocks == 1056);
+  CHECK(passes[1].count == 1056);
+  CHECK(passes[1].blocks == 5);
+  CHECK(passes[1].offset == 1056);
+  CHECK(passes[2].count == 5);
+  CHECK(passes[2].blocks == 1);
+}
 
 TEST_CASE("reduce_workspace_elements covers the partial sums of every pass plan the rungs use", "[host][p3]") {
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(129), std::size_t(65537),
@@ -37,7 +50,7 @@ TEST_CASE("reduce_workspace_elements covers the partial sums of every pass plan 
     for (std::size_t per_block : {128, 256, 512, 1024, 4096, 8192}) {
       for (std::size_t max_blocks : {0, 1056, 16383}) {
         INFO("n = " << n << ", " << per_block << " elements a block, at most " << max_blocks << " blocks");
-        CHECK(workspace_used(n, per_block, max_blocks) + kFixedWorkspaceElements <= reduce_workspace_elements(n));
+        CHECK(reduce_plan_workspace(n, per_block, max_blocks) + kFixedWorkspaceElements <= reduce_workspace_elements(n));
       }
     }
   }

@@ -181,14 +181,9 @@ std::string grade_spmv(const std::string& launcher, const SpmvRun& run, const sp
   wb::GuardedDeviceBuffer<float> dx(x.size());  // NaN canaries around x: reading out of range gives NaN
   dx.upload(x);
   wb::GuardedDeviceBuffer<float> dy(static_cast<std::size_t>(a.rows));  // poisoned: unwritten rows show
-  try {
-    run(matrix, dx.data(), dy.data(), nullptr);
-  } catch (const wb::CudaError& e) {
-    return "launching " + launcher + " failed: " + e.what();
-  }
-  const cudaError_t ran = cudaDeviceSynchronize();
-  if (ran != cudaSuccess)
-    return "the kernel of " + launcher + " failed while running: " + wb::test::explain_execution_error(ran);
+  const std::string failed =
+      wb::test::launch_and_explain(launcher, [&] { run(matrix, dx.data(), dy.data(), nullptr); });
+  if (!failed.empty()) return failed;
   const wb::GuardReport guards = dy.check_guards();
   if (!guards.ok()) return guards.describe(launcher + " (y)");
   const wb::GuardReport x_guards = dx.check_guards();

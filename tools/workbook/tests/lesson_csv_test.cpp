@@ -29,6 +29,20 @@ TEST_CASE("lesson CSV rows give the speed and the same-run reference", "[host][w
   CHECK(wbcli::parse_lesson_csv("SKIPPED: no CUDA GPU visible\n").empty());
 }
 
+TEST_CASE("a failed lesson row has dashes for its rate and percentages and still parses", "[host][workbook]") {
+  // common/report.cpp's format_csv_row for a FAIL line: same columns, no numbers that mean nothing.
+  const std::vector<wbcli::LessonRow> rows = wbcli::parse_lesson_csv(
+      "id,name,problem,median_ms,min_ms,spread_pct,rate,rate_unit,peak_pct,peak_label,ref_value,ref_style,ref_label,"
+      "cache_resident,status,device\n"
+      "0.01,record_thread_indices,n=64M,0.003410,0.003300,0.50,-,GB/s,-,HBM peak,-,percent,memcpy,0,FAIL,NVIDIA H100\n");
+  REQUIRE(rows.size() == 1);
+  CHECK_FALSE(rows[0].pass);
+  CHECK(rows[0].rate == 0.0);
+  CHECK(rows[0].peak_pct == 0.0);
+  CHECK(rows[0].score() == 0.0);
+  CHECK(rows[0].device == "NVIDIA H100");
+}
+
 TEST_CASE("benchmark CSVs are read by column name", "[host][workbook]") {
   std::string error;
   const std::vector<wbcli::BenchRow> ladder = wbcli::parse_bench_csv(
