@@ -10,7 +10,7 @@
 // Seed idea: softmax as max, sum of exp and normalize, the foundation of attention (seed 003).
 // Run:   build/default/phase5_attention/p5_01_naive [--size 16x4096x64]
 // Check: ctest --preset learner -R '^5.01'
-// Aim:   correct first; it runs at a few % of the FP32 peak and ~0.1-0.3x of 5.02.
+// Aim:   correct first; it runs at ~2% of the FP32 peak, 0.04-0.08x of 5.02 on an H100.
 // Previous: 4.08 cusparse_reference. Next: 5.02 cublas.
 
 #include <cmath>
