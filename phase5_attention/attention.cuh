@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+// Phase 5 launchers: forward scaled dot-product attention, O = softmax(Q K^T / sqrt(d) + mask) V, for
+// `heads` independent heads (batch x heads flattened). Row-major FP32 arrays:
+//   Q, O  [heads][seq_q][d]      K, V  [heads][seq_k][d]      L  [heads][seq_q]
+// L is each row's log-sum-exp of the scaled logits, L = m + log(sum_j exp(s_j - m)) with m = max_j s_j
+// (natural log): the one number per row that a backward pass (or a split-K merge) needs to rebuild P.
+// Causal: query i sees keys j <= i only (shapes with causal set have seq_q == seq_k). Every launcher
+// takes device pointers, the shape and a stream, checks its launches (CUDA_CHECK_KERNEL) and launches
+// nothing when heads or seq_q is 0. seq_k >= 1; d is 64 or 128 (std::invalid_argument otherwise).
+// Host code only here: tests include it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+struct AttentionShape {
+  int heads = 1;  // batch x heads: independent problems
+  int seq_q = 1;  // query rows per head
+  int seq_k = 1;  // key (and value) rows per head
+  int d = 64;     // head dimension: 64 or 128
+  bool causal = false;
+
+  std::size_t q_elements() const { return static_cast<std::size_t>(heads) * seq_q * d; }  // Q and O
+  std::size_t k_elements() const { return static_cast<std::size_t>(heads) * seq_k * d; }  // K and V
+  std::size_t l_elements() const { return static_cast<std::size_t>(heads) * seq_q; }      // L
+  // Multiply-adds of Q K^T and P V counted as 2 FLOP each: 4 seq_q seq_k d per head; causal halves it
+  // (the course's convention: the masked half is work a good kernel skips).
+  double flop() const;
+};
+
+// The softmax scale 1 / sqrt(d), rounded to float once: every kernel and the references use this value.
+float attention_scale(int d);
+
+// Throws std::invalid_argument unless d is 64 or 128, counts are >= 0, seq_k >= 1 and causal shapes
+// have seq_q == seq_k. Every launcher calls it first.
+void validate_attention_shape(const AttentionShape& shape);
+
+// The workspace of 5.01 and 5.02: the scores (then probabilities) of every head, heads x seq_q x seq_k
+// floats. At seq 16384 that is 1 GiB per head: the number the flash kernels exist to avoid.
+std::size_t attention_scores_elements(const AttentionShape& shape);
+
+// Launchers that need the scores in global memory (5.01, 5.02): `workspace` holds at least
+// attention_scores_elements(shape) floats; its contents on entry do not matter.
+using ScoresAttentionLauncher = void (*)(const float* Q, const float* K, const float* V, float* O, float* L,
+                                         const AttentionShape& shape, float* workspace, cudaStream_t stream);
+// Launchers that keep everything on chip (5.03, 5.04).
+using AttentionLauncher = void (*)(const float* Q, const float* K, const float* V, float* O, float* L,
+                                   const AttentionShape& shape, cudaStream_t stream);
+
+// ---- 5.01 naive ---------------------------------------------------------------------------------
+// Three kernels: S = Q K^T * scale (masked entries -inf), a row softmax in place (S becomes P, and L is
+// written), O = P V.
+void attention_naive(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
+                     float* workspace, cudaStream_t stream);
+
+// ---- 5.02 cublas --------------------------------------------------------------------------------
+// S = scale Q K^T and O = P V with cublasGemmStridedBatchedEx (FP32, default math: no TF32), a masked
+// row softmax kernel (writing L) between them. The phase's yardstick: lessons report "x of 5.02".
+void attention_cublas(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
+                      float* workspace, cudaStream_t stream);
+
+// ---- 5.03 flash_fp32 ----------------------------------------------------------------------------
+// One block per (query tile, head); K and V tiles streamed through shared memory; a running max and
+// sum per row; nothing of size seq_q x seq_k stored. Not causal: a causal shape throws
+// std::invalid_argument (5.04 adds the mask).
+void attention_flash_fp32(const float* Q, const float* K, const float* V, float* O, float* L,
+                          const AttentionShape& shape, cudaStream_t stream);
+
+// ---- 5.04 flash_causal --------------------------------------------------------------------------
+// 5.03 with the causal mask: tiles above the diagonal skipped, the diagonal tile masked, the longest
+// query tiles scheduled first. Non-causal shapes work too (no tile is skipped).
+void attention_flash_causal(const float* Q, const float* K, const float* V, float* O, float* L,
+                            const AttentionShape& shape, cudaStream_t stream);

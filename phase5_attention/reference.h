@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// What lessons and tests share, outside the files learners edit: inputs, the CPU reference in double
+// (one row at a time, so a lesson can check sampled rows of a large problem), the error bound of an
+// FP32 kernel derived from its arithmetic, and the variants the grader uses to name a bug.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "phase5_attention/attention.cuh"
+
+namespace p5 {
+
+enum class AttentionData {
+  Uniform,  // q, k, v uniform in [-1, 1)
+  // Logits near +-1e4 (exp overflows to inf, or underflows to 0, without the max), differing by a few
+  // units within a row so several keys share the probability. Q and K hold small integers whose dot
+  // products (below 2^18) are exact in float in any order; v is uniform in [-1, 1).
+  HugeLogits,
+};
+
+struct AttentionInputs {
+  std::vector<float> q, k, v;
+};
+AttentionInputs make_attention_inputs(const AttentionShape& shape, AttentionData data, std::uint64_t seed);
+
+// A deliberately wrong attention, to test a hypothesis about a kernel's bug. The default is the right one.
+struct ReferenceVariant {
+  double scale_power = 1.0;  // 2: the scale applied twice; 0: forgotten
+  bool mask = true;          // false: the causal mask ignored
+  int causal_shift = 0;      // causal: key j visible to query i when j <= i + causal_shift
+  int key_limit = -1;        // >= 0: only keys below it (a dropped last tile)
+  int zero_keys = 0;         // extra keys of logit 0 and value 0 (a padded tail tile counted)
+  int no_rescale_tile = 0;   // > 0: online softmax over tiles of this many keys that never rescales
+};
+
+// One row of one head, in double.
+struct RowReference {
+  std::vector<double> o;          // d outputs
+  std::vector<double> magnitude;  // sum_j p_j |v_jc| per column: the scale of O's error
+  double lse = 0;                 // L
+  int visible = 0;                // keys that take part (the softmax's length n)
+  double dot_abs = 0;             // max over visible j of scale * sum_c |q_c k_jc|
+  double logit_abs = 0;           // max over visible j of |s_j|
+};
+RowReference attention_reference_row(const AttentionShape& shape, const AttentionInputs& in, int head, int row,
+                                     const ReferenceVariant& variant = {});
+
+// The error bound of an FP32 kernel on one row, against the exact result (u = 2^-24).
+struct RowTolerance {
+  double o_rel = 0;  // |O_c - exact| <= o_rel * magnitude_c + o_abs
+  double o_abs = 0;
+  double l_abs = 0;  // |L - exact| <= l_abs
+};
+// `exact_dots`: Q K^T has no rounding error (HugeLogits); `slack` multiplies everything (2 when the
+// comparison is against another FP32 result instead of the exact one).
+RowTolerance attention_row_tolerance(const RowReference& row, int d, bool exact_dots, double slack = 1.0);
+// The same from bounds instead of a row: for checks against a GPU reference, where the row's sums are
+// unknown: |q|, |k| <= 1 gives dot_abs <= scale d, and |v| <= 1 gives magnitude <= 1.
+RowTolerance attention_bound(int visible, int d, double dot_abs, double logit_abs, double lse, bool exact_dots,
+                             double slack);
+
+// Either kind of launcher, for code that runs both (graders, lessons).
+struct AttentionKernel {
+  AttentionLauncher on_chip = nullptr;             // 5.03, 5.04
+  ScoresAttentionLauncher with_scores = nullptr;  // 5.01, 5.02: needs the scores workspace
+  void operator()(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
+                  float* workspace, cudaStream_t stream) const {
+    if (with_scores != nullptr) {
+      with_scores(Q, K, V, O, L, shape, workspace, stream);
+    } else {
+      on_chip(Q, K, V, O, L, shape, stream);
+    }
+  }
+};
+
+// Rows the lessons check on the CPU: 0, 1 and the last of every head, plus `extra` random rows per head.
+std::vector<int> sample_rows(int seq_q, int extra, std::uint64_t seed);
+
+}  // namespace p5

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// A grader that passes a wrong kernel is the worst bug of a course: plant each bug the phase 5 grader
+// claims to diagnose and check that it fails with the sentence that names it, while a correct kernel
+// passes; and check the cuBLAS path, which grades the large shapes, against the CPU reference.
+#include <string>
+#include <vector>
+
+#include "common/testing.h"
+#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/tests/grading.h"
+#include "phase5_attention/tests/wrong_kernels.h"
+
+namespace {
+
+struct Plant {
+  const char* what;
+  p5::AttentionKernel kernel;
+  AttentionCase c;
+  const char* diagnosis;  // "" = the grader must accept it
+};
+
+AttentionCase make(int heads, int seq, int d, bool causal, p5::AttentionData data = p5::AttentionData::Uniform) {
+  AttentionCase c;
+  c.shape.heads = heads;
+  c.shape.seq_q = c.shape.seq_k = seq;
+  c.shape.d = d;
+  c.shape.causal = causal;
+  c.data = data;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the phase 5 grader accepts a correct kernel and names every planted bug", "[gpu][grader][p5]") {
+  const p5::AttentionData huge = p5::AttentionData::HugeLogits;
+  const std::vector<Plant> plants = {
+      {"a correct kernel", {planted_correct, nullptr}, make(3, 65, 64, false), ""},
+      {"a correct kernel, causal, d = 128", {planted_correct, nullptr}, make(3, 257, 128, true), ""},
+      {"a correct kernel, logits near 1e4", {planted_correct, nullptr}, make(3, 257, 64, true, huge), ""},
+      {"a correct kernel, seq 1", {planted_correct, nullptr}, make(1, 1, 128, true), ""},
+      {"never rescaling when the max grows", {planted_missing_rescale, nullptr}, make(3, 257, 64, false),
+       "missing rescale"},
+      {"the scale applied twice", {planted_scale_twice, nullptr}, make(3, 65, 128, false), "applied twice"},
+      {"a causal mask off by one", {planted_causal_off_by_one, nullptr}, make(3, 65, 64, true), "off by one"},
+      {"no causal mask", {planted_no_mask, nullptr}, make(3, 65, 64, true), "without the causal mask"},
+      {"dropping the last, partial key tile", {planted_drops_last_tile, nullptr}, make(3, 65, 64, false),
+       "is never processed"},
+      {"counting the zero padding of the last key tile", {planted_counts_tail_keys, nullptr},
+       make(3, 65, 128, false), "were counted"},
+      {"L without the max", {planted_lse_without_max, nullptr}, make(3, 63, 64, false), "O is right but L is not"},
+  };
+  for (const Plant& p : plants) {
+    INFO("planted: " << p.what);
+    const std::string verdict = grade_attention("planted", p.kernel, p.c, wb::test::seed());
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the cuBLAS path that grades seq 4096 matches the CPU reference", "[gpu][grader][p5]") {
+  const p5::AttentionKernel reference{nullptr, p5::attention_reference};
+  for (bool causal : {false, true}) {
+    for (int d : {64, 128}) {
+      for (int seq : {1, 65, 257}) {
+        const AttentionCase c = make(3, seq, d, causal);
+        INFO("the cuBLAS path at seq " << seq << ", d " << d << (causal ? ", causal" : ""));
+        const std::string verdict = grade_attention("attention_reference", reference, c, wb::test::seed());
+        INFO("grader said: " << verdict);
+        CHECK(verdict.empty());
+      }
+      const AttentionCase big = make(3, 257, d, causal, p5::AttentionData::HugeLogits);
+      CHECK(grade_attention("attention_reference", reference, big, wb::test::seed()).empty());
+    }
+  }
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+#include "phase5_attention/tests/grading.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "common/buffer.h"
+#include "common/testing.h"
+#include "phase5_attention/reference_gpu.h"
+
+namespace {
+
+using p5::AttentionData;
+using p5::ReferenceVariant;
+using p5::RowReference;
+using p5::RowTolerance;
+
+// Above this many multiply-adds the CPU reference is too slow for a test; the cuBLAS path grades instead.
+constexpr double kCpuReferenceLimit = double(1 << 28);
+
+std::string shape_text(const AttentionShape& s) {
+  std::ostringstream text;
+  text << "heads = " << s.heads << ", seq = " << s.seq_q << ", d = " << s.d << (s.causal ? ", causal" : "");
+  return text.str();
+}
+
+// What the kernel returned, and what it should have, row by row.
+struct Outcome {
+  AttentionShape shape;
+  p5::AttentionInputs in;
+  std::vector<float> o, l;
+  bool exact_dots = false;
+};
+
+// Does row (head, row) of the kernel's output match `ref` within `slack` times the row's bound?
+bool row_matches(const Outcome& out, int head, int row, const RowReference& ref, double slack) {
+  const int d = out.shape.d;
+  const RowTolerance t = p5::attention_row_tolerance(ref, d, out.exact_dots, slack);
+  const std::size_t r = static_cast<std::size_t>(head) * out.shape.seq_q + row;
+  for (int c = 0; c < d; ++c) {
+    const wb::Tolerance tol{t.o_abs + t.o_rel * ref.magnitude[c], slack * wb::kFloatEpsilon};
+    if (!wb::within(ref.o[c], out.o[r * d + c], tol)) return false;
+  }
+  return wb::within(ref.lse, out.l[r], wb::Tolerance{t.l_abs, slack * wb::kFloatEpsilon});
+}
+
+bool l_matches(const Outcome& out, int head, int row, const RowReference& ref) {
+  const RowTolerance t = p5::attention_row_tolerance(ref, out.shape.d, out.exact_dots);
+  return wb::within(ref.lse, out.l[static_cast<std::size_t>(head) * out.shape.seq_q + row],
+                    wb::Tolerance{t.l_abs, wb::kFloatEpsilon});
+}
+
+bool o_matches(const Outcome& out, int head, int row, const RowReference& ref) {
+  RowReference any_l = ref;  // compare O only: take the kernel's own L
+  any_l.lse = out.l[static_cast<std::size_t>(head) * out.shape.seq_q + row];
+  return std::isfinite(any_l.lse) ? row_matches(out, head, row, any_l, 1.0) : false;
+}
+
+// A bug the grader can recognise: a wrong attention that the kernel's output matches.
+struct Hypothesis {
+  ReferenceVariant variant;
+  std::string diagnosis;
+};
+
+std::vector<Hypothesis> hypotheses(const AttentionShape& s) {
+  std::vector<Hypothesis> h;
+  if (s.causal) {
+    ReferenceVariant no_mask;
+    no_mask.mask = false;
+    h.push_back({no_mask,
+                 "O matches attention without the causal mask: query i must see keys j <= i only (a logit of -inf "
+                 "for every later key), and the tiles above the diagonal have nothing to add."});
+    for (int shift : {1, -1}) {
+      ReferenceVariant off;
+      off.causal_shift = shift;
+      h.push_back({off, std::string("O matches a causal mask that is off by one (query i sees keys up to i ") +
+                            (shift > 0 ? "+ 1" : "- 1") +
+                            "): key j is visible to query i exactly when j <= i, so row 0 sees key 0 alone."});
+    }
+  }
+  ReferenceVariant twice;
+  twice.scale_power = 2.0;
+  h.push_back({twice, "O matches logits scaled by 1/d instead of 1/sqrt(d): the scale is applied twice."});
+  ReferenceVariant none;
+  none.scale_power = 0.0;
+  h.push_back({none, "O matches logits without the 1/sqrt(d) scale: apply it once, to every logit."});
+  for (int tile : {16, 32, 64, 128}) {
+    const int padded = (s.seq_k + tile - 1) / tile * tile;
+    if (padded > s.seq_k) {
+      ReferenceVariant tail;
+      tail.zero_keys = padded - s.seq_k;
+      h.push_back({tail, "O matches attention whose last key tile is padded with keys of logit 0: the " +
+                             std::to_string(padded - s.seq_k) + " keys past seq_k = " + std::to_string(s.seq_k) +
+                             " in the last tile of " + std::to_string(tile) +
+                             " were counted. A zero-filled key still gives exp(0 - m) > 0: give the tile's tail "
+                             "keys a logit of -inf."});
+    }
+    const int whole = s.seq_k / tile * tile;
+    if (whole > 0 && whole < s.seq_k) {
+      ReferenceVariant dropped;
+      dropped.key_limit = whole;
+      h.push_back({dropped, "O matches attention over the first " + std::to_string(whole) +
+                                " keys only: the last, partial tile of keys (" + std::to_string(whole) + ".." +
+                                std::to_string(s.seq_k - 1) +
+                                ") is never processed. Loop while the tile's first key is below seq_k."});
+    }
+  }
+  for (int tile : {1, 16, 32, 64, 128}) {
+    ReferenceVariant stale;
+    stale.no_rescale_tile = tile;
+    h.push_back({stale, "O and L match an online softmax that never rescales: when a tile raises a row's running "
+                        "max, the sum l and the output accumulator hold terms computed against the old max and "
+                        "must both be multiplied by exp(m_old - m_new) (the missing rescale when the max grows)."});
+  }
+  return h;
+}
+
+// Up to 24 wrong rows (head, row), spread over the output.
+std::vector<std::pair<int, int>> sample_bad_rows(const std::vector<std::pair<int, int>>& bad) {
+  std::vector<std::pair<int, int>> sample;
+  const std::size_t step = std::max<std::size_t>(1, bad.size() / 24);
+  for (std::size_t i = 0; i < bad.size() && sample.size() < 24; i += step) sample.push_back(bad[i]);
+  return sample;
+}
+
+// One sentence on what the pattern of wrong rows says about the bug.
+std::string explain(const Outcome& out, const std::vector<std::pair<int, int>>& bad_rows,
+                    const std::vector<RowReference>* cpu, bool huge) {
+  const AttentionShape& s = out.shape;
+  std::size_t nan_o = 0, untouched_l = 0;
+  for (float x : out.o) nan_o += std::isnan(x) && !wb::same_bits(x, wb::poison_value<float>());
+  for (float x : out.l) untouched_l += wb::same_bits(x, wb::poison_value<float>());
+  if (untouched_l == out.l.size())
+    return "L was never written: every kernel also writes each row's log-sum-exp L = m + log(l).";
+  if (nan_o > 0 && huge)
+    return "NaN in O with logits near +-1e4: expf overflows above 88.7 (and exp of -1e4 is 0, giving 0 / 0); "
+           "subtract the row's running max before every exp.";
+  if (nan_o > 0)
+    return "NaN in O: exp(-inf - -inf) for a row that has seen only masked keys, or a read past the end of Q, K or "
+           "V (their guards hold NaN).";
+  if (cpu == nullptr || bad_rows.empty()) return "";
+  const std::vector<std::pair<int, int>> sample = sample_bad_rows(bad_rows);
+  auto ref_of = [&](int head, int row) -> const RowReference& {
+    return (*cpu)[static_cast<std::size_t>(head) * s.seq_q + row];
+  };
+  // Rows that only L gets wrong, or only O.
+  std::size_t o_ok = 0, l_ok = 0;
+  for (const auto& [head, row] : sample) {
+    o_ok += o_matches(out, head, row, ref_of(head, row));
+    l_ok += l_matches(out, head, row, ref_of(head, row));
+  }
+  if (o_ok == sample.size())
+    return "O is right but L is not: L = m + log(l) per row, the natural log of the sum of exp(s - m) plus the max m "
+           "of the scaled logits.";
+  for (const Hypothesis& h : hypotheses(s)) {
+    std::size_t matched = 0, tried = 0;
+    for (const auto& [head, row] : sample) {
+      const RowReference alt = p5::attention_reference_row(s, out.in, head, row, h.variant);
+      if (alt.visible == 0) continue;
+      ++tried;
+      matched += row_matches(out, head, row, alt, 4.0);
+    }
+    if (tried > 0 && matched == tried) return h.diagnosis;
+  }
+  if (l_ok == sample.size())
+    return "L is right but O is not: the softmax statistics are right, so look at the output accumulator: it must "
+           "be rescaled by exp(m_old - m_new) together with l when the max grows, and divided by l at the end.";
+  return "O and L are wrong: check the running max and sum per row (rescale both l and the output when the max "
+         "grows), the scale (once), and which keys each tile lets in.";
+}
+
+std::vector<AttentionCase> make_cases(const std::vector<int>& seqs, bool causal, AttentionData data) {
+  std::vector<AttentionCase> cases;
+  for (int seq : seqs) {
+    if (wb::test::sanitize_mode() && seq > 257) continue;
+    for (int d : {64, 128}) {
+      AttentionCase c;
+      c.shape.heads = seq <= 257 ? 3 : 1;
+      c.shape.seq_q = c.shape.seq_k = seq;
+      c.shape.d = d;
+      c.shape.causal = causal;
+      c.data = data;
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+
+std::vector<AttentionCase> attention_cases(bool causal) {
+  std::vector<AttentionCase> cases = make_cases({1, 17, 63, 64, 65, 257, 1000}, causal, AttentionData::Uniform);
+  if (!wb::test::sanitize_mode()) cases[0].shape.heads = 1;  // seq 1, one head: the smallest problem there is
+  return cases;
+}
+
+std::vector<AttentionCase> huge_logit_cases(bool causal) { return make_cases({65, 257}, causal, AttentionData::HugeLogits); }
+
+std::vector<AttentionCase> large_cases(bool causal) {
+  std::vector<AttentionCase> cases = make_cases({4096}, causal, AttentionData::Uniform);
+  for (AttentionCase& c : cases) c.shape.heads = 2;
+  return cases;
+}
+
+std::string grade_attention(const char* name, const p5::AttentionKernel& kernel, const AttentionCase& c,
+                            std::uint64_t seed) {
+  const AttentionShape& s = c.shape;
+  Outcome out;
+  out.shape = s;
+  out.in = p5::make_attention_inputs(s, c.data, seed);
+  out.exact_dots = c.data == AttentionData::HugeLogits;
+  // Inputs ringed with NaN canaries (a read past an input shows as NaN); outputs poisoned between canaries.
+  wb::GuardedDeviceBuffer<float> q(s.q_elements()), k(s.k_elements()), v(s.k_elements()), o(s.q_elements()),
+      l(s.l_elements()), scores(kernel.with_scores ? attention_scores_elements(s) : 0);
+  q.upload(out.in.q);
+  k.upload(out.in.k);
+  v.upload(out.in.v);
+  try {
+    kernel(q.data(), k.data(), v.data(), o.data(), l.data(), s, scores.data(), nullptr);
+  } catch (const wb::CudaError& e) {
+    return std::string("launching ") + name + " failed: " + e.what();
+  }
+  const cudaError_t ran = cudaDeviceSynchronize();
+  if (ran != cudaSuccess)
+    return std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
+  const std::pair<const char*, const wb::GuardedDeviceBuffer<float>*> guarded[] = {
+      {"O", &o}, {"L", &l}, {"the scores workspace", &scores}, {"Q", &q}, {"K", &k}, {"V", &v}};
+  for (const auto& [what, buffer] : guarded) {
+    const wb::GuardReport guards = buffer->check_guards();
+    if (!guards.ok()) return guards.describe(std::string(name) + ": " + what);
+  }
+  out.o = o.download();
+  out.l = l.download();
+
+  // Expected values and per-element bounds, from the CPU (every row) or from the cuBLAS path.
+  const int d = s.d;
+  std::vector<float> want_o(s.q_elements()), want_l(s.l_elements());
+  std::vector<wb::Tolerance> tol_o(s.q_elements()), tol_l(s.l_elements());
+  std::vector<RowReference> cpu;
+  const bool on_cpu = 2.0 * s.heads * double(s.seq_q) * s.seq_k * d <= kCpuReferenceLimit;
+  if (on_cpu) {
+    cpu.reserve(s.l_elements());
+    for (int h = 0; h < s.heads; ++h) {
+      for (int i = 0; i < s.seq_q; ++i) {
+        cpu.push_back(p5::attention_reference_row(s, out.in, h, i));
+        const RowReference& ref = cpu.back();
+        const RowTolerance t = p5::attention_row_tolerance(ref, d, out.exact_dots);
+        const std::size_t row = cpu.size() - 1;
+        for (int col = 0; col < d; ++col) {
+          want_o[row * d + col] = static_cast<float>(ref.o[col]);
+          // + u |O|: the double reference rounded to float for the comparison
+          tol_o[row * d + col] = {t.o_abs + t.o_rel * ref.magnitude[col], wb::kFloatEpsilon};
+        }
+        want_l[row] = static_cast<float>(ref.lse);
+        tol_l[row] = {t.l_abs, wb::kFloatEpsilon};
+      }
+    }
+  } else {
+    // Both sides err: slack 2. |q|, |k|, |v| <= 1 bound the row sums the CPU would have measured.
+    wb::DeviceBuffer<float> ro(s.q_elements()), rl(s.l_elements()), rs(attention_scores_elements(s));
+    p5::attention_reference(q.data(), k.data(), v.data(), ro.data(), rl.data(), s, rs.data(), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    want_o = ro.download();
+    want_l = rl.download();
+    const double scale = attention_scale(d);
+    for (std::size_t row = 0; row < want_l.size(); ++row) {
+      const int i = static_cast<int>(row % s.seq_q);
+      const int visible = s.causal ? i + 1 : s.seq_k;
+      const RowTolerance t =
+          p5::attention_bound(visible, d, scale * d, scale * d, want_l[row], out.exact_dots, 2.0);
+      for (int col = 0; col < d; ++col) tol_o[row * d + col] = {t.o_abs + t.o_rel, 2.0 * wb::kFloatEpsilon};
+      tol_l[row] = {t.l_abs, 2.0 * wb::kFloatEpsilon};
+    }
+  }
+  const wb::CompareReport o_report = wb::compare_each(
+      want_o.data(), out.o.data(), want_o.size(), [&](std::size_t i) { return tol_o[i]; }, static_cast<std::size_t>(d));
+  const wb::CompareReport l_report =
+      wb::compare_each(want_l.data(), out.l.data(), want_l.size(), [&](std::size_t i) { return tol_l[i]; });
+  if (o_report.ok() && l_report.ok()) return "";
+
+  std::vector<std::pair<int, int>> bad_rows;
+  for (std::size_t row = 0; row < want_l.size(); ++row) {
+    bool bad = !wb::within(want_l[row], out.l[row], tol_l[row]) || wb::same_bits(out.l[row], wb::poison_value<float>());
+    for (int col = 0; col < d && !bad; ++col) {
+      const float got = out.o[row * d + col];
+      bad = wb::same_bits(got, wb::poison_value<float>()) || !wb::within(want_o[row * d + col], got, tol_o[row * d + col]);
+    }
+    if (bad) bad_rows.emplace_back(static_cast<int>(row / s.seq_q), static_cast<int>(row % s.seq_q));
+  }
+  std::string report;
+  if (!o_report.ok()) report += o_report.describe(std::string(name) + ": O");
+  if (!l_report.ok()) report += l_report.describe(std::string(name) + ": L");
+  if (o_report.untouched == o_report.count) return report;  // describe() already says: output untouched
+  std::ostringstream rows;
+  rows << bad_rows.size() << " of " << want_l.size() << " rows are wrong";
+  if (!bad_rows.empty()) rows << ", the first at head " << bad_rows[0].first << ", row " << bad_rows[0].second;
+  rows << ". ";
+  return report + rows.str() + explain(out, bad_rows, on_cpu ? &cpu : nullptr, c.data == AttentionData::HugeLogits);
+}
+
+void check_attention(const char* name, const p5::AttentionKernel& kernel, const AttentionCase& c) {
+  const std::uint64_t seed = wb::test::seed();
+  INFO(name << " with " << shape_text(c.shape)
+            << (c.data == AttentionData::HugeLogits ? ", logits near +-1e4" : ", q, k, v uniform in [-1, 1)")
+            << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
+  const std::string failure = grade_attention(name, kernel, c, seed);
+  if (!failure.empty()) FAIL(failure);
+}

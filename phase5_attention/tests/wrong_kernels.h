@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// Deliberately wrong attention launchers (and one right one) that prove the phase 5 grader fails each
+// planted bug with the right diagnosis. Never used by lessons.
+#pragma once
+
+#include "phase5_attention/attention.cuh"
+
+void planted_correct(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
+                     cudaStream_t stream);
+void planted_missing_rescale(const float* Q, const float* K, const float* V, float* O, float* L,
+                             const AttentionShape& shape, cudaStream_t stream);
+void planted_scale_twice(const float* Q, const float* K, const float* V, float* O, float* L,
+                         const AttentionShape& shape, cudaStream_t stream);
+void planted_causal_off_by_one(const float* Q, const float* K, const float* V, float* O, float* L,
+                               const AttentionShape& shape, cudaStream_t stream);
+void planted_no_mask(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
+                     cudaStream_t stream);
+void planted_drops_last_tile(const float* Q, const float* K, const float* V, float* O, float* L,
+                             const AttentionShape& shape, cudaStream_t stream);
+void planted_counts_tail_keys(const float* Q, const float* K, const float* V, float* O, float* L,
+                              const AttentionShape& shape, cudaStream_t stream);
+void planted_lse_without_max(const float* Q, const float* K, const float* V, float* O, float* L,
+                             const AttentionShape& shape, cudaStream_t stream);

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// 5.03 flash_fp32: attention in one kernel that never stores the scores (FlashAttention's forward pass).
+//
+// You learn: the online softmax of 2.08 applied to tiles: each block owns 64 query rows of one head and
+// streams the keys and values through shared memory 64 at a time, keeping per row a running max m, a
+// running sum l and an unnormalized output in registers; when a tile raises the max, l and the output
+// are rescaled by exp(m_old - m_new). Nothing of size seq x seq exists, so memory grows with seq, not
+// seq^2, and each K and V element is read once per query tile instead of once per query.
+// Task: write the four device functions: a tile's scores, the online update that also writes P, the
+// P V accumulation, and the final O and L. The tiles, the loop and the barriers are given.
+// Seed idea: online softmax, "THE algorithmic foundation of Flash Attention" (seed 003).
+// Run:   build/default/phase5_attention/p5_03_flash_fp32 [--size 16x4096x64]
+// Check: ctest --preset learner -R '^5.03'
+// Aim:   ~22 TFLOP/s on an H100 (1/3 of FP32 peak): 0.9x of 5.02 at 16x4096x64, with no workspace.
+// Previous: 5.02 cublas. Next: 5.04 flash_causal.
+
+#include <cmath>
+#include <stdexcept>
+
+#include "common/workbook.h"
+#include "phase5_attention/attention.cuh"
+#include "phase5_attention/lesson_support.h"
+
+namespace {
+
+// A block computes a kBr x kBc tile of scores at a time with 16 x 16 threads: thread (tx, ty) owns
+// query rows ty + 16 r (r < 4) and keys tx + 16 c (c < 4) of the tile, and output columns tx + 16 k
+// (k < d / 16). Strided ownership makes the 16 threads of a half-warp read 16 different K rows (bank
+// conflict-free with one float of padding per row) and 16 neighbouring V columns (coalesced, conflict-free).
+constexpr int kBr = 64;  // query rows per block
+constexpr int kBc = 64;  // keys per tile
+constexpr int kThreads = 256;
+constexpr int kRows = kBr / 16;  // rows per thread
+constexpr int kKeys = kBc / 16;  // keys per thread per tile
+static_assert(kBr % 16 == 0 && kBc % 16 == 0, "16 x 16 threads share the tile");
+
+// Shared memory: the query tile, one key-or-value tile and the probabilities, each row padded by one float.
+template <int D>
+constexpr std::size_t smem_bytes() {
+  return sizeof(float) * (std::size_t(kBr) * (D + 1) + std::size_t(kBc) * (D + 1) + std::size_t(kBr) * (kBc + 1));
+}
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// Copies rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + 1]; rows past
+// the end are zero (a zero K row gives logit 0, not -inf: the scores must still mask it; a zero V row
+// times a probability of 0 adds 0, where leftover data could be NaN).
+template <int D, int kRowsInTile>
+__device__ void load_tile(float* tile, const float* src, int first, int rows) {
+  for (int idx = threadIdx.x; idx < kRowsInTile * D; idx += kThreads) {
+    const int r = idx / D, c = idx % D;
+    tile[r * (D + 1) + c] = first + r < rows ? src[static_cast<std::size_t>(first + r) * D + c] : 0.0f;
+  }
+}
+
+// s[r][c] = the scaled logit of query row ty + 16 r against key k0 + tx + 16 c, from the tiles in
+// shared memory. Keys at or past seq_k exist only as the zero padding of the last tile: they must take
+// no part in the softmax, whatever the row's other logits are.
+template <int D>
+__device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, int seq_k, float scale,
+                            float (&s)[kRows][kKeys]) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) s[r][c] = 0.0f;
+#pragma unroll 8
+  for (int k = 0; k < D; ++k) {
+    float q[kRows], kk[kKeys];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) q[r] = q_tile[(ty + 16 * r) * (D + 1) + k];
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) kk[c] = k_tile[(tx + 16 * c) * (D + 1) + k];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+#pragma unroll
+      for (int c = 0; c < kKeys; ++c) s[r][c] += q[r] * kk[c];
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) s[r][c] = k0 + tx + 16 * c < seq_k ? s[r][c] * scale : -INFINITY;
+}
+
+// The online softmax over tiles. Per row, m is the max of the logits seen so far, l the sum of
+// exp(s - m) over them, acc[r][k] the sum of exp(s - m) v over them (O before the division by l). A
+// tile brings its own max: with m_new = max(m, tile max), every old term was computed against m and
+// must be multiplied by exp(m - m_new) (2.08's identity), in l and in acc alike; the tile's terms are
+// exp(s - m_new). The 16 threads that share a row (same ty, tx = 0..15: one half-warp) must agree on
+// the tile's max and on its sum, so combine their values with shuffles inside the half-warp.
+// While m is -inf (no logit seen yet), exp(m - m_new) is exp(-inf) = 0, which is right; but if a row
+// saw no visible key in the tile too, m_new is -inf and exp(-inf - -inf) is NaN: keep such a row as it
+// is. p_tile[row][key] receives exp(s - m_new), for the P V step.
+template <int D>
+__device__ void online_update(const float (&s)[kRows][kKeys], float (&m)[kRows], float (&l)[kRows],
+                              float (&acc)[kRows][D / 16], float* p_tile) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float tile_max = s[r][0];
+#pragma unroll
+    for (int c = 1; c < kKeys; ++c) tile_max = fmaxf(tile_max, s[r][c]);
+    // xor offsets below 16 stay inside the half-warp: lane = 16 (ty % 2) + tx.
+    for (int offset = 8; offset > 0; offset /= 2)
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
+    const float m_new = fmaxf(m[r], tile_max);
+    const bool empty = m_new == -INFINITY;  // no visible key yet: leave the row alone
+    const float rescale = empty ? 1.0f : expf(m[r] - m_new);
+    float p[kKeys], sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) {
+      p[c] = empty ? 0.0f : expf(s[r][c] - m_new);
+      sum += p[c];
+    }
+    for (int offset = 8; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    l[r] = l[r] * rescale + sum;
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k) acc[r][k] *= rescale;
+    m[r] = m_new;
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) p_tile[(ty + 16 * r) * (kBc + 1) + tx + 16 * c] = p[c];
+  }
+}
+
+// acc[r][k] += sum over the tile's keys j of p_tile[row][j] * v_tile[j][column], for this thread's rows
+// and columns. Padding keys have probability 0 and zero values.
+template <int D>
+__device__ void accumulate_pv(const float* p_tile, const float* v_tile, float (&acc)[kRows][D / 16]) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll 4
+  for (int j = 0; j < kBc; ++j) {
+    float v[D / 16];
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k) v[k] = v_tile[j * (D + 1) + tx + 16 * k];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const float p = p_tile[(ty + 16 * r) * (kBc + 1) + j];
+#pragma unroll
+      for (int k = 0; k < D / 16; ++k) acc[r][k] += p * v[k];
+    }
+  }
+}
+
+// The epilogue: O = acc / l for the rows that exist (q0 + row < seq_q), and L = m + log(l) once per row.
+template <int D>
+__device__ void store_rows(const float (&acc)[kRows][D / 16], const float (&m)[kRows], const float (&l)[kRows],
+                           float* o_head, float* l_head, int q0, int seq_q) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int row = q0 + ty + 16 * r;
+    if (row >= seq_q) continue;  // the zero padding of the last query tile
+    const float inv_l = 1.0f / l[r];
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k) o_head[static_cast<std::size_t>(row) * D + tx + 16 * k] = acc[r][k] * inv_l;
+    if (tx == 0) l_head[row] = m[r] + logf(l[r]);
+  }
+}
+
+// Block (x, head) computes query rows [64 x, 64 x + 64) of one head against every key.
+template <int D>
+__global__ void __launch_bounds__(kThreads)
+    attention_flash_fp32_kernel(const float* __restrict__ Q, const float* __restrict__ K,
+                                const float* __restrict__ V, float* __restrict__ O, float* __restrict__ L, int seq_q,
+                                int seq_k, float scale) {
+  extern __shared__ float smem[];
+  float* q_tile = smem;                    // [kBr][D + 1]
+  float* kv_tile = q_tile + kBr * (D + 1);  // [kBc][D + 1]: K of the current tile, then its V
+  float* p_tile = kv_tile + kBc * (D + 1);  // [kBr][kBc + 1]
+  const std::size_t head = blockIdx.y;
+  const int q0 = blockIdx.x * kBr;
+  const float* k_head = K + head * seq_k * D;
+  const float* v_head = V + head * seq_k * D;
+  load_tile<D, kBr>(q_tile, Q + head * seq_q * D, q0, seq_q);
+
+  float m[kRows], l[kRows], acc[kRows][D / 16];
+  for (int r = 0; r < kRows; ++r) {
+    m[r] = -INFINITY;  // the empty state of 2.08: no logit seen
+    l[r] = 0.0f;
+    for (int k = 0; k < D / 16; ++k) acc[r][k] = 0.0f;
+  }
+  float s[kRows][kKeys];
+  for (int k0 = 0; k0 < seq_k; k0 += kBc) {
+    __syncthreads();  // the last tile's P V is done with kv_tile and p_tile (and q_tile is loaded)
+    load_tile<D, kBc>(kv_tile, k_head, k0, seq_k);
+    __syncthreads();  // K complete before anyone computes scores
+    tile_scores<D>(q_tile, kv_tile, k0, seq_k, scale, s);
+    online_update<D>(s, m, l, acc, p_tile);
+    __syncthreads();  // P complete, and every thread done with K before V overwrites it
+    load_tile<D, kBc>(kv_tile, v_head, k0, seq_k);
+    __syncthreads();  // V complete
+    accumulate_pv<D>(p_tile, kv_tile, acc);
+  }
+  store_rows<D>(acc, m, l, O + head * seq_q * D, L + head * seq_q, q0, seq_q);
+}
+
+template <int D>
+void launch_flash_fp32(const float* Q, const float* K, const float* V, float* O, float* L,
+                       const AttentionShape& shape, cudaStream_t stream) {
+  // Above 48 KiB a block must opt in to its shared memory (83 KB at d = 128: an sm_80 or newer GPU).
+  CUDA_CHECK(cudaFuncSetAttribute(attention_flash_fp32_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem_bytes<D>())));
+  const dim3 grid(wb::ceil_div(static_cast<unsigned>(shape.seq_q), unsigned(kBr)), static_cast<unsigned>(shape.heads));
+  attention_flash_fp32_kernel<D><<<grid, kThreads, smem_bytes<D>(), stream>>>(Q, K, V, O, L, shape.seq_q,
+                                                                              shape.seq_k, attention_scale(D));
+  CUDA_CHECK_KERNEL();
+}
+
+}  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+void attention_flash_fp32(const float* Q, const float* K, const float* V, float* O, float* L,
+                          const AttentionShape& shape, cudaStream_t stream) {
+  validate_attention_shape(shape);
+  if (shape.causal) throw std::invalid_argument("attention_flash_fp32 is not causal: 5.04 adds the mask");
+  if (shape.heads == 0 || shape.seq_q == 0) return;
+  if (shape.heads > 65535) throw std::invalid_argument("attention_flash_fp32: at most 65535 heads (gridDim.y)");
+  if (shape.d == 64) {
+    launch_flash_fp32<64>(Q, K, V, O, L, shape, stream);
+  } else {
+    launch_flash_fp32<128>(Q, K, V, O, L, shape, stream);
+  }
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: the same 4 seq^2 d FLOP per head as 5.01 and 5.02, but the only DRAM traffic is Q, K, V
+// and O: K and V are read once per query tile, seq / 64 times, 64 x 4 MiB... per head at seq 4096, most
+// of it from L2. In shared memory each multiply-add of the scores needs two loads (a q and a k value,
+// shared by 4 rows and 4 keys: 8 loads per 16 multiply-adds), so the kernel is bound by shared-memory
+// bandwidth before the FMA units: the tensor-core version (5.05) is where the real speed is.
+int flash_fp32_lesson(wb::Lesson& lesson) {
+  return p5::run_attention_lesson(lesson, "attention_flash_fp32", {attention_flash_fp32, nullptr}, false);
+}
+
+}  // namespace
+
+WB_LESSON(flash_fp32_lesson, "the tiled forward pass: online softmax over K/V tiles, no scores in memory");

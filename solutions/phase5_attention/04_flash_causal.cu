@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+// 5.04 flash_causal: the causal mask in the tiled kernel, and the work it leaves unbalanced.
+//
+// You learn: where a causal mask goes in a tiled kernel (key tiles entirely above the diagonal are
+// skipped, not computed and masked; only the diagonal tile needs the per-element mask, where row 0 sees
+// key 0 alone); why skipping makes query tiles unequal (the last tile of a head reads every key tile,
+// the first one tile) and a grid in natural order ends on its longest blocks; and how starting the
+// longest tiles first lets the short ones fill the gaps at the end.
+// Task: write key_visible's causal half, key_end (the tiles a query tile needs) and the longest-first
+// block order. The rest is 5.03's kernel, given.
+// Seed idea: the online softmax over tiles of 5.03 (seed 003), and the causal mask of decoder attention.
+// Run:   build/default/phase5_attention/p5_04_flash_causal [--size 16x4096x64]
+// Check: ctest --preset learner -R '^5.04'
+// Aim:   ~1.6x of 5.02 at 16x4096x64 causal, longest-first ~1.3x faster than natural order.
+// Previous: 5.03 flash_fp32. Next: 5.05 (tensor cores, to come).
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "common/workbook.h"
+#include "phase5_attention/attention.cuh"
+#include "phase5_attention/lesson_support.h"
+
+namespace {
+
+// A block computes a kBr x kBc tile of scores at a time with 16 x 16 threads: thread (tx, ty) owns
+// query rows ty + 16 r (r < 4) and keys tx + 16 c (c < 4) of the tile, and output columns tx + 16 k
+// (k < d / 16). Strided ownership makes the 16 threads of a half-warp read 16 different K rows (bank
+// conflict-free with one float of padding per row) and 16 neighbouring V columns (coalesced, conflict-free).
+constexpr int kBr = 64;  // query rows per block
+constexpr int kBc = 64;  // keys per tile
+constexpr int kThreads = 256;
+constexpr int kRows = kBr / 16;  // rows per thread
+constexpr int kKeys = kBc / 16;  // keys per thread per tile
+static_assert(kBr % 16 == 0 && kBc % 16 == 0, "16 x 16 threads share the tile");
+
+// Shared memory: the query tile, one key-or-value tile and the probabilities, each row padded by one float.
+template <int D>
+constexpr std::size_t smem_bytes() {
+  return sizeof(float) * (std::size_t(kBr) * (D + 1) + std::size_t(kBc) * (D + 1) + std::size_t(kBr) * (kBc + 1));
+}
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// Copies rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + 1]; rows past
+// the end are zero (a zero K row gives logit 0, not -inf: the scores must still mask it; a zero V row
+// times a probability of 0 adds 0, where leftover data could be NaN).
+template <int D, int kRowsInTile>
+__device__ void load_tile(float* tile, const float* src, int first, int rows) {
+  for (int idx = threadIdx.x; idx < kRowsInTile * D; idx += kThreads) {
+    const int r = idx / D, c = idx % D;
+    tile[r * (D + 1) + c] = first + r < rows ? src[static_cast<std::size_t>(first + r) * D + c] : 0.0f;
+  }
+}
+
+// Whether query `row` may see `key`. Keys at or past seq_k exist only as the zero padding of the last
+// tile. In a causal shape a query sees itself and the keys before it: row 0 sees key 0 alone, and every
+// row sees at least that one, so no row's max stays -inf.
+__device__ bool key_visible(int row, int key, int seq_k, bool causal) {
+  return key < seq_k && !(causal && key > row);
+}
+
+// One past the last key any row of the query tile [q0, q0 + kBr) may see: the key tiles from there on
+// lie entirely above the diagonal, masked for every row of the tile, so the loop stops before them.
+// With kBr == kBc the tile that holds the diagonal is the last one, and it has a visible key per row.
+__device__ int key_end(int q0, int seq_k, bool causal) {
+  return causal ? min(seq_k, q0 + kBr) : seq_k;
+}
+static_assert(kBr == kBc, "key_end assumes the diagonal ends the last key tile a query tile needs");
+
+// s[r][c] = the scaled logit of query row q0 + ty + 16 r against key k0 + tx + 16 c, from the tiles in
+// shared memory; -inf where key_visible says no.
+template <int D>
+__device__ void tile_scores(const float* q_tile, const float* k_tile, int q0, int k0, int seq_k, bool causal,
+                            float scale, float (&s)[kRows][kKeys]) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) s[r][c] = 0.0f;
+#pragma unroll 8
+  for (int k = 0; k < D; ++k) {
+    float q[kRows], kk[kKeys];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) q[r] = q_tile[(ty + 16 * r) * (D + 1) + k];
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) kk[c] = k_tile[(tx + 16 * c) * (D + 1) + k];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+#pragma unroll
+      for (int c = 0; c < kKeys; ++c) s[r][c] += q[r] * kk[c];
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r)
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c)
+      s[r][c] = key_visible(q0 + ty + 16 * r, k0 + tx + 16 * c, seq_k, causal) ? s[r][c] * scale : -INFINITY;
+}
+
+// The online softmax over tiles. Per row, m is the max of the logits seen so far, l the sum of
+// exp(s - m) over them, acc[r][k] the sum of exp(s - m) v over them (O before the division by l). A
+// tile brings its own max: with m_new = max(m, tile max), every old term was computed against m and
+// must be multiplied by exp(m - m_new) (2.08's identity), in l and in acc alike; the tile's terms are
+// exp(s - m_new). The 16 threads that share a row (same ty, tx = 0..15: one half-warp) must agree on
+// the tile's max and on its sum, so combine their values with shuffles inside the half-warp.
+// While m is -inf (no logit seen yet), exp(m - m_new) is exp(-inf) = 0, which is right; but if a row
+// saw no visible key in the tile too, m_new is -inf and exp(-inf - -inf) is NaN: keep such a row as it
+// is. p_tile[row][key] receives exp(s - m_new), for the P V step.
+template <int D>
+__device__ void online_update(const float (&s)[kRows][kKeys], float (&m)[kRows], float (&l)[kRows],
+                              float (&acc)[kRows][D / 16], float* p_tile) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float tile_max = s[r][0];
+#pragma unroll
+    for (int c = 1; c < kKeys; ++c) tile_max = fmaxf(tile_max, s[r][c]);
+    // xor offsets below 16 stay inside the half-warp: lane = 16 (ty % 2) + tx.
+    for (int offset = 8; offset > 0; offset /= 2)
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
+    const float m_new = fmaxf(m[r], tile_max);
+    const bool empty = m_new == -INFINITY;  // no visible key yet: leave the row alone
+    const float rescale = empty ? 1.0f : expf(m[r] - m_new);
+    float p[kKeys], sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) {
+      p[c] = empty ? 0.0f : expf(s[r][c] - m_new);
+      sum += p[c];
+    }
+    for (int offset = 8; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    l[r] = l[r] * rescale + sum;
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k) acc[r][k] *= rescale;
+    m[r] = m_new;
+#pragma unroll
+    for (int c = 0; c < kKeys; ++c) p_tile[(ty + 16 * r) * (kBc + 1) + tx + 16 * c] = p[c];
+  }
+}
+
+// acc[r][k] += sum over the tile's keys j of p_tile[row][j] * v_tile[j][column], for this thread's rows
+// and columns. Padding keys have probability 0 and zero values.
+template <int D>
+__device__ void accumulate_pv(const float* p_tile, const float* v_tile, float (&acc)[kRows][D / 16]) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll 4
+  for (int j = 0; j < kBc; ++j) {
+    float v[D / 16];
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k) v[k] = v_tile[j * (D + 1) + tx + 16 * k];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const float p = p_tile[(ty + 16 * r) * (kBc + 1) + j];
+#pragma unroll
+      for (int k = 0; k < D / 16; ++k) acc[r][k] += p * v[k];
+    }
+  }
+}
+
+// The epilogue: O = acc / l for the rows that exist (q0 + row < seq_q), and L = m + log(l) once per row.
+template <int D>
+__device__ void store_rows(const float (&acc)[kRows][D / 16], const float (&m)[kRows], const float (&l)[kRows],
+                           float* o_head, float* l_head, int q0, int seq_q) {
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    const int row = q0 + ty + 16 * r;
+    if (row >= seq_q) continue;  // the zero padding of the last query tile
+    const float inv_l = 1.0f / l[r];
+#pragma unroll
+    for (int k = 0; k < D / 16; ++k) o_head[static_cast<std::size_t>(row) * D + tx + 16 * k] = acc[r][k] * inv_l;
+    if (tx == 0) l_head[row] = m[r] + logf(l[r]);
+  }
+}
+
+// Which (query tile, head) block b of the 1-D grid computes. In order, b = head * tiles + tile: the
+// blocks of head 0 go first, shortest tile first, and the grid ends on the longest tiles of the last
+// head, while most SMs have nothing left to do. The GPU starts blocks roughly in index order, so the
+// order of this mapping is the schedule.
+struct TileCoord {
+  int tile, head;
+};
+__device__ TileCoord block_coords(int block, int tiles, int heads, bool longest_first) {
+  if (!longest_first) return {block % tiles, block / tiles};
+  // The first `heads` blocks take the last tile of every head, the next ones the tiles before them.
+  return {tiles - 1 - block / heads, block % heads};
+}
+
+// Block b computes query rows [64 t, 64 t + 64) of head h, (t, h) = block_coords(b), against the keys
+// they may see.
+template <int D>
+__global__ void __launch_bounds__(kThreads)
+    attention_flash_causal_kernel(const float* __restrict__ Q, const float* __restrict__ K,
+                                  const float* __restrict__ V, float* __restrict__ O, float* __restrict__ L,
+                                  int heads, int seq_q, int seq_k, float scale, bool causal, bool longest_first) {
+  extern __shared__ float smem[];
+  float* q_tile = smem;                    // [kBr][D + 1]
+  float* kv_tile = q_tile + kBr * (D + 1);  // [kBc][D + 1]: K of the current tile, then its V
+  float* p_tile = kv_tile + kBc * (D + 1);  // [kBr][kBc + 1]
+  const int tiles = static_cast<int>(wb::ceil_div(seq_q, kBr));
+  const TileCoord at = block_coords(static_cast<int>(blockIdx.x), tiles, heads, longest_first);
+  const std::size_t head = at.head;
+  const int q0 = at.tile * kBr;
+  const float* k_head = K + head * seq_k * D;
+  const float* v_head = V + head * seq_k * D;
+  load_tile<D, kBr>(q_tile, Q + head * seq_q * D, q0, seq_q);
+
+  float m[kRows], l[kRows], acc[kRows][D / 16];
+  for (int r = 0; r < kRows; ++r) {
+    m[r] = -INFINITY;  // the empty state of 2.08: no logit seen
+    l[r] = 0.0f;
+    for (int k = 0; k < D / 16; ++k) acc[r][k] = 0.0f;
+  }
+  float s[kRows][kKeys];
+  const int k_end = key_end(q0, seq_k, causal);
+  for (int k0 = 0; k0 < k_end; k0 += kBc) {
+    __syncthreads();  // the last tile's P V is done with kv_tile and p_tile (and q_tile is loaded)
+    load_tile<D, kBc>(kv_tile, k_head, k0, seq_k);
+    __syncthreads();  // K complete before anyone computes scores
+    tile_scores<D>(q_tile, kv_tile, q0, k0, seq_k, causal, scale, s);
+    online_update<D>(s, m, l, acc, p_tile);
+    __syncthreads();  // P complete, and every thread done with K before V overwrites it
+    load_tile<D, kBc>(kv_tile, v_head, k0, seq_k);
+    __syncthreads();  // V complete
+    accumulate_pv<D>(p_tile, kv_tile, acc);
+  }
+  store_rows<D>(acc, m, l, O + head * seq_q * D, L + head * seq_q, q0, seq_q);
+}
+
+template <int D>
+void launch_flash_causal(const float* Q, const float* K, const float* V, float* O, float* L,
+                         const AttentionShape& shape, bool longest_first, cudaStream_t stream) {
+  // Above 48 KiB a block must opt in to its shared memory (83 KB at d = 128: an sm_80 or newer GPU).
+  CUDA_CHECK(cudaFuncSetAttribute(attention_flash_causal_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem_bytes<D>())));
+  const unsigned blocks = wb::ceil_div(static_cast<unsigned>(shape.seq_q), unsigned(kBr)) * shape.heads;
+  attention_flash_causal_kernel<D><<<blocks, kThreads, smem_bytes<D>(), stream>>>(
+      Q, K, V, O, L, shape.heads, shape.seq_q, shape.seq_k, attention_scale(D), shape.causal, longest_first);
+  CUDA_CHECK_KERNEL();
+}
+
+void flash_causal(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
+                  bool longest_first, cudaStream_t stream) {
+  validate_attention_shape(shape);
+  if (shape.heads == 0 || shape.seq_q == 0) return;
+  if (double(wb::ceil_div(shape.seq_q, kBr)) * shape.heads > 2147483647.0)
+    throw std::invalid_argument("attention_flash_causal: more than 2^31 - 1 blocks");
+  if (shape.d == 64) {
+    launch_flash_causal<64>(Q, K, V, O, L, shape, longest_first, stream);
+  } else {
+    launch_flash_causal<128>(Q, K, V, O, L, shape, longest_first, stream);
+  }
+}
+
+// The same kernel with the blocks in natural order: the lesson's comparison.
+void attention_flash_causal_in_order(const float* Q, const float* K, const float* V, float* O, float* L,
+                                     const AttentionShape& shape, cudaStream_t stream) {
+  flash_causal(Q, K, V, O, L, shape, false, stream);
+}
+
+}  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+void attention_flash_causal(const float* Q, const float* K, const float* V, float* O, float* L,
+                            const AttentionShape& shape, cudaStream_t stream) {
+  flash_causal(Q, K, V, O, L, shape, true, stream);
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: causal attention does half the multiply-adds (2 seq^2 d FLOP per head, counted so
+// on the result line) and a tiled kernel can skip exactly the tiles above the diagonal: query tile t
+// reads t + 1 key tiles, so at seq 4096 the 64 tiles of a head range from 1 to 64 tiles of work. In
+// natural order the grid's last blocks are its longest; the two lines below time both orders on the
+// same data. The cuBLAS path (5.02) cannot skip anything: it computes every logit, then masks.
+int flash_causal_lesson(wb::Lesson& lesson) {
+  p5::AttentionBench bench(lesson, p5::parse_attention_size(lesson.options().size, true));
+  bool pass = true;
+  const p5::AttentionKernel kernels[] = {{attention_flash_causal, nullptr}, {attention_flash_causal_in_order, nullptr}};
+  const char* names[] = {"attention_flash_causal", "attention_flash_causal_in_order"};
+  for (int i = 0; i < 2; ++i) {
+    bool ok = bench.verify(names[i], kernels[i]);
+    const wb::TimingStats time = bench.time(kernels[i]);
+    ok = bench.verify(std::string(names[i]) + " (after timing)", kernels[i]) && ok;
+    bench.report(names[i], time, ok);
+    pass = ok && pass;
+  }
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+WB_LESSON(flash_causal_lesson, "the causal mask in the tiled kernel: skipped tiles, longest tiles first");
