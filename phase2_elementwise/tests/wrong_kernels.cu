@@ -35,7 +35,10 @@ __global__ void planted_rmsnorm(const float* in, const float* weight, float* out
     __syncthreads();
   }
   if (bug == Bug::NoSyncwarp) {
-    if (tid < 32) warp_tree_sum_without_syncwarp(partial, static_cast<unsigned int>(tid));
+    if (tid < 32) {
+      partial[tid] += partial[tid + 32];
+      warp_tree_sum_without_syncwarp(partial, static_cast<unsigned int>(tid));
+    }
     __syncthreads();  // partial[0] complete for every warp
   }
   const float inv_rms = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
