@@ -1,7 +1,10 @@
 # workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>]
-#                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>])
+#                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none])
 # LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only;
 # LESSON_MAIN replaces workbook_lesson_main as the lessons' main (phase 4's takes matrix options).
+# SANITIZE overrides the compute-sanitizer tools of the learner's grade, which are otherwise read from
+# the solution (_workbook_grade_sanitizers): e.g. SANITIZE memcheck for an exercise whose kernels
+# are a library's.
 #
 # One call per exercise, from its phase's CMakeLists.txt. For id 0.02 and name vector_add in
 # phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
@@ -12,17 +15,45 @@
 #          0.02.vector_add.solution    [solution gpu]  must pass
 #          0.02.vector_add.lesson      [solution gpu]  the reference lesson prints PASS
 #          0.02.vector_add.<tool>      [sanitize gpu]  compute-sanitizer on the solution tests
+#          0.02.vector_add.learner.<tool>  [learner learner-sanitize gpu]  the grade's sanitizer runs
+#                                      on the learner test (memcheck, racecheck, synccheck as chosen)
 # FAILS_WITH is the text the pristine stub's test output must contain (tools/pristine_stubs.sh).
 # Each .cu compiles once per variant into an OBJECT library that its lesson and its test share.
 
 set(WORKBOOK_GPU_TEST_TIMEOUT 300 CACHE STRING "Seconds before CTest kills a GPU test")
 set(WORKBOOK_SANITIZE_TIMEOUT 900 CACHE STRING "Seconds before CTest kills a sanitizer run")
+set(WORKBOOK_LEARNER_SANITIZE_TIMEOUT 120 CACHE STRING "Seconds before CTest kills a learner sanitizer run")
 find_program(WORKBOOK_COMPUTE_SANITIZER compute-sanitizer HINTS ${CUDAToolkit_BIN_DIR})
+# Every sanitizer test goes through this script: the environment of the small case, racecheck's
+# warnings counted as findings, and the planted-bug mode (--expect).
+set(WORKBOOK_SANITIZE_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/../tools/sanitize_test.sh)
+
+# The compute-sanitizer tools of an exercise's grade, read once from its solution (comments
+# stripped): memcheck (run with exact-size inputs) where it defines a kernel; racecheck and synccheck
+# too where its threads share memory or step together as a warp (shared memory, shuffles, votes,
+# __syncwarp, cooperative groups): those are the kernels whose missing barrier can pass a plain run.
+function(_workbook_grade_sanitizers solution out_var)
+  file(READ ${solution} text)
+  string(REGEX REPLACE "//[^\n]*" "" text "${text}")
+  set(tools "")
+  if(text MATCHES "__global__")
+    list(APPEND tools memcheck)
+    if(text MATCHES "__shared__|__shfl|__syncwarp|cooperative_groups|__ballot|__any_sync|__all_sync|__match_|__reduce_[a-z]+_sync")
+      list(APPEND tools racecheck synccheck)
+    endif()
+  endif()
+  set(${out_var} "${tools}" PARENT_SCOPE)
+endfunction()
+
+# compute-sanitizer <tool> on a test binary through the script; extra arguments go to the script.
+function(_workbook_sanitize_command out_var tool binary)
+  set(${out_var} bash ${WORKBOOK_SANITIZE_SCRIPT} ${ARGN} ${WORKBOOK_COMPUTE_SANITIZER} ${tool} ${binary} PARENT_SCOPE)
+endfunction()
 
 set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS "")
 
 function(workbook_exercise id name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN" "SMOKE_ARGS;LIBS;TEST_LIBS")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN" "SMOKE_ARGS;LIBS;TEST_LIBS;SANITIZE")
   if(NOT ARG_LESSON_MAIN)
     set(ARG_LESSON_MAIN workbook_lesson_main)
   endif()
@@ -80,14 +111,37 @@ function(workbook_exercise id name)
     LABELS "solution;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_GPU_TEST_TIMEOUT}
     PASS_REGULAR_EXPRESSION " PASS")
 
+  # The learner's grade: these tools on the learner test, by ctest --preset learner and by
+  # `workbook check` alike (the registry's last column).
+  if(ARG_SANITIZE STREQUAL "none")
+    set(grade_tools "")
+  elseif(ARG_SANITIZE)
+    set(grade_tools ${ARG_SANITIZE})
+    foreach(tool IN LISTS grade_tools)
+      if(NOT tool MATCHES "^(memcheck|racecheck|synccheck)$")
+        message(FATAL_ERROR "workbook_exercise(${id} ${name}): SANITIZE takes memcheck, racecheck, synccheck or none, got '${tool}'")
+      endif()
+    endforeach()
+  else()
+    _workbook_grade_sanitizers(${solution} grade_tools)
+  endif()
+
   if(WORKBOOK_COMPUTE_SANITIZER)
+    # The solution must be clean under every tool (initcheck too), on the same small case.
     foreach(tool IN ITEMS memcheck racecheck synccheck initcheck)
-      add_test(NAME ${id}.${name}.${tool}
-        COMMAND ${CMAKE_COMMAND} -E env WB_SANITIZE=1
-                ${WORKBOOK_COMPUTE_SANITIZER} --tool ${tool} --error-exitcode 99
-                $<TARGET_FILE:${base}_solution_test>)
+      _workbook_sanitize_command(command ${tool} $<TARGET_FILE:${base}_solution_test>)
+      add_test(NAME ${id}.${name}.${tool} COMMAND ${command})
       set_tests_properties(${id}.${name}.${tool} PROPERTIES
         LABELS "sanitize;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_SANITIZE_TIMEOUT})
+    endforeach()
+    # Not labelled `sanitize`: the gpu preset runs that label on solutions, and the learner tests fail
+    # on the stubs by design.
+    foreach(tool IN LISTS grade_tools)
+      _workbook_sanitize_command(command ${tool} $<TARGET_FILE:${base}_test>)
+      add_test(NAME ${id}.${name}.learner.${tool} COMMAND ${command})
+      set_tests_properties(${id}.${name}.learner.${tool} PROPERTIES
+        LABELS "learner;learner-sanitize;gpu;p${phase}" SKIP_RETURN_CODE 77
+        TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
     endforeach()
   endif()
 
@@ -105,8 +159,13 @@ function(workbook_exercise id name)
   if(bench)
     set(bench_file "$<$<TARGET_EXISTS:${bench}>:$<TARGET_FILE:${bench}>>")
   endif()
+  # The grade's sanitizer tools, space-separated, or "none".
+  string(REPLACE ";" " " sanitizers "${grade_tools}")
+  if(sanitizers STREQUAL "")
+    set(sanitizers none)
+  endif()
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS
-    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}")
+    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}")
 endfunction()
 
 # workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
@@ -139,18 +198,34 @@ function(_workbook_add_solution_tool target source phase exercises libs smoke)
   set_tests_properties(${target}.smoke PROPERTIES LABELS "bench;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT 600)
 endfunction()
 
+# workbook_sanitizer_catches(<test name> TARGET <self-test exe> TOOL <tool> CASE <catch filter>
+#                            EXPECT <regex> PHASE <n>)
+# The grade's sanitizer runs must catch what plain runs cannot: runs <tool> on the grader self-test
+# filtered to one planted case and passes only when the tool reports a finding matching EXPECT
+# (e.g. "Race reported", "Invalid __global__ read"). Labelled like the self-tests (gpu grader pN).
+function(workbook_sanitizer_catches test_name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TARGET;TOOL;CASE;EXPECT;PHASE" "")
+  if(NOT WORKBOOK_COMPUTE_SANITIZER)
+    return()
+  endif()
+  _workbook_sanitize_command(command ${ARG_TOOL} $<TARGET_FILE:${ARG_TARGET}> --expect ${ARG_EXPECT})
+  add_test(NAME ${test_name} COMMAND ${command} ${ARG_CASE})
+  set_tests_properties(${test_name} PROPERTIES
+    LABELS "gpu;grader;p${ARG_PHASE}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
+endfunction()
+
 # Writes the exercise registry and registers the pristine-stub check; call once, last.
 function(workbook_finalize)
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
   set(text "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\tphase\ttarget")
-  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\n")
+  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\tsanitizers\n")
   foreach(row IN LISTS rows)
     string(APPEND text "${row}\n")
   endforeach()
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/workbook_exercises.tsv CONTENT "${text}")
   add_test(NAME pristine-stubs
     COMMAND bash ${PROJECT_SOURCE_DIR}/tools/pristine_stubs.sh
-            ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+            ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${WORKBOOK_COMPUTE_SANITIZER})
   set_tests_properties(pristine-stubs PROPERTIES
     LABELS "gpu;pristine" SKIP_RETURN_CODE 77 TIMEOUT 1800)
 

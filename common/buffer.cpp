@@ -2,6 +2,7 @@
 #include "common/buffer.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace wb {
 
@@ -11,6 +12,18 @@ std::string describe_out_of_memory(std::size_t bytes, std::size_t free_bytes, st
       text, sizeof text, "out of GPU memory allocating %.1f MiB (%.1f MiB free of %.1f MiB): try a smaller --size",
       static_cast<double>(bytes) / MiB, static_cast<double>(free_bytes) / MiB, static_cast<double>(total_bytes) / MiB);
   return text;
+}
+
+bool exact_inputs_mode() {
+  const char* value = std::getenv("WB_EXACT_INPUTS");
+  return value != nullptr && *value != '\0' && std::string(value) != "0";
+}
+
+GuardLayout guard_layout(std::size_t guard, std::size_t element_bytes, bool exact) {
+  const std::size_t aligned = element_bytes >= 256 ? 1 : 256 / element_bytes;  // elements in 256 bytes
+  if (exact) return GuardLayout{guard % aligned, 0};
+  const std::size_t both = guard < aligned ? aligned : guard;
+  return GuardLayout{both, both};
 }
 
 void* device_alloc(std::size_t bytes) {

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# pristine_stubs.sh <source-dir> <build-dir>
+# pristine_stubs.sh <source-dir> <build-dir> [compute-sanitizer]
 # Proves every grader can fail: on the untouched stubs, each learner test must FAIL by failed
 # assertions whose output contains the exercise's FAILS_WITH text, and each learner lesson must
 # exit 1 (FAIL). Passing, crashing, hanging or skipping is a defect of the stub or the test.
+# With compute-sanitizer given, the grade's sanitizer runs of each learner test (the registry's
+# sanitizers column, run by tools/sanitize_test.sh as CTest's N.NN.name.learner.<tool> runs them)
+# must fail the same way: by the graded test's teaching message, or by a finding of the tool itself
+# (exit 99, which `workbook check` explains in a sentence); never by passing, crashing, hanging or
+# skipping.
 # Exit: 0 all stubs fail properly, 1 a defect, 77 no GPU (or the stubs are edited: nothing to prove).
 set -u
 src=$1
 build=$2
+sanitizer=${3:-}
 registry=$build/workbook_exercises.tsv
 timeout_s=${WB_PRISTINE_TIMEOUT:-300}
 [ -f "$registry" ] || { echo "no exercise registry at $registry: configure the build first"; exit 1; }
@@ -30,6 +36,23 @@ checked=0
 log_dir=$build/pristine-logs
 mkdir -p "$log_dir"
 printf '%-6s %-22s %-40s %s\n' id exercise "graded test" lesson
+# verdict <exit status> <log> <fails_with>: how a learner test run on a stub failed.
+verdict() {
+  case $1 in
+    0) echo "DEFECT: passes on the stub (the grader cannot fail)" ;;
+    77) echo "DEFECT: skipped" ;;
+    124) echo "DEFECT: hung (killed after ${timeout_s}s)" ;;
+    *)
+      if [ "$1" -gt 128 ]; then
+        echo "DEFECT: crashed (signal $(($1 - 128)))"
+      elif ! grep -qF -- "$3" "$2"; then
+        echo "DEFECT: fails, but without \"$3\""
+      else
+        echo "fails with \"$3\""
+      fi ;;
+  esac
+}
+
 while IFS=$'\t' read -r id name stub _solution test_bin lesson_bin fails_with smoke _later_columns; do
   case "$id" in '#'*|'') continue ;; esac
   log=$log_dir/$id.test.log
@@ -39,18 +62,30 @@ while IFS=$'\t' read -r id name stub _solution test_bin lesson_bin fails_with sm
     echo "SKIPPED: $(head -n 1 "$log")"
     exit 77
   fi
-  case $rc in
-    0) verdict="DEFECT: passes on the stub (the grader cannot fail)" ;;
-    124) verdict="DEFECT: hung (killed after ${timeout_s}s)" ;;
-    *)
-      if [ $rc -gt 128 ]; then
-        verdict="DEFECT: crashed (signal $((rc - 128)))"
-      elif ! grep -qF -- "$fails_with" "$log"; then
-        verdict="DEFECT: fails, but without \"$fails_with\""
-      else
-        verdict="fails with \"$fails_with\""
-      fi ;;
-  esac
+  test_verdict=$(verdict $rc "$log" "$fails_with")
+  # The grade's sanitizer runs: each must fail by the graded test's message too.
+  sanitized=""
+  if [ -n "$sanitizer" ]; then
+    # Column 17 by awk: read would merge the empty columns before it (a tab is IFS white space).
+    grade_sanitizers=$(awk -F'\t' -v id="$id" '$1 == id { print $17 }' "$registry")
+    for tool in ${grade_sanitizers:-}; do
+      [ "$tool" = none ] && continue
+      tool_log=$log_dir/$id.$tool.log
+      timeout "$timeout_s" bash "$src/tools/sanitize_test.sh" "$sanitizer" "$tool" "$test_bin" >"$tool_log" 2>&1
+      tool_rc=$?
+      tool_verdict=$(verdict $tool_rc "$tool_log" "$fails_with")
+      # A stub may fail its sanitizer run by the tool's own finding instead (exit 99): 0.10's stub
+      # writes past n, which under exact-size buffers only memcheck reports, and the test case that
+      # prints its FAILS_WITH text is skipped under the sanitizer. That is failing as intended too.
+      if [ $tool_rc -eq 99 ] && grep -q "^sanitize_test: $tool found a problem" "$tool_log"; then
+        tool_verdict="fails by a $tool finding"
+      fi
+      case "$tool_verdict" in
+        DEFECT*) sanitized="$sanitized $tool: $tool_verdict;" ;;
+        *) sanitized="$sanitized $tool" ;;
+      esac
+    done
+  fi
   # shellcheck disable=SC2086 # smoke holds several arguments
   timeout "$timeout_s" "$lesson_bin" $smoke >"$log_dir/$id.lesson.log" 2>&1
   lrc=$?
@@ -60,9 +95,9 @@ while IFS=$'\t' read -r id name stub _solution test_bin lesson_bin fails_with sm
     124) lesson="DEFECT: lesson hung" ;;
     *) lesson="DEFECT: lesson exit $lrc" ;;
   esac
-  case "$verdict$lesson" in *DEFECT*) defects=$((defects + 1)) ;; esac
+  case "$test_verdict$sanitized$lesson" in *DEFECT*) defects=$((defects + 1)) ;; esac
   checked=$((checked + 1))
-  printf '%-6s %-22s %-40s %s\n' "$id" "$name" "$verdict" "$lesson"
+  printf '%-6s %-22s %-40s %s | sanitized:%s\n' "$id" "$name" "$test_verdict" "$lesson" "${sanitized:- none}"
 done <"$registry"
 
 echo "$checked exercises checked, $defects with a defect (logs in $log_dir)"

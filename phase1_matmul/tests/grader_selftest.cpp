@@ -70,3 +70,28 @@ TEST_CASE("the phase 1 grader accepts a correct kernel and names every planted b
     }
   }
 }
+
+// The bugs the plain grader cannot see, each its own case so that CTest can run compute-sanitizer on
+// it alone (gpu.p1.sanitizer-*, workbook_sanitizer_catches). Their results are right, so the grader
+// passes them: checked here; the sanitizer tests prove the grade's runs fail them.
+namespace {
+void check_passes_plain_grader(MatmulLauncher launch) {
+  for (const MatmulCase& shape : {MatmulCase{31, 33, 17, 1.0f, 0.0f}, MatmulCase{1, 1, 1, 2.0f, 0.5f}}) {
+    INFO("shape " << shape.M << "x" << shape.N << "x" << shape.K);
+    CHECK(grade_matmul("planted", launch, shape, MatmulPrecision::FP32, true, wb::test::seed()).empty());
+  }
+}
+}  // namespace
+
+TEST_CASE("a correct one-warp tiled kernel passes the plain grader", "[gpu][grader][p1]") {
+  check_passes_plain_grader(planted_tiled_correct);
+}
+
+TEST_CASE("planted race: a one-warp tile without barriers passes the plain grader", "[gpu][grader][p1][planted-race]") {
+  check_passes_plain_grader(planted_tiled_no_barrier);
+}
+
+TEST_CASE("planted over-read: tile loads past the end of A and B, zeroed, pass the plain grader",
+          "[gpu][grader][p1][planted-overread]") {
+  check_passes_plain_grader(planted_tiled_reads_past_end_masked);
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "common/check.h"
+#include "common/planted_bugs.cuh"
 #include "common/util.h"
 #include "phase1_matmul/tests/wrong_kernels.h"
 
@@ -38,6 +39,57 @@ void launch(int M, int N, int K, float alpha, const float* A, const float* B, fl
   CUDA_CHECK_KERNEL();
 }
 
+// A shared-memory tiled GEMM whose block is one warp (8 x 4 threads, a 4 x 8 tile of C, 8-wide k
+// steps), with the bugs only compute-sanitizer sees. Each thread loads one element of the A tile
+// and two of the B tile, then computes one C element from the tiles.
+enum class TileBug { None, NoBarrier, ReadsPastEndMasked };
+constexpr int kTileM = 4, kTileN = 8, kTileK = 8;
+
+template <TileBug bug>
+__device__ float load_tile_element(const float* M, int row, int col, int rows, int cols) {
+  if (bug == TileBug::ReadsPastEndMasked) {
+    // The address is formed from an unchecked row and column: past the last row or column it lands
+    // in the next row or, at the end of the matrix, past it; the value is then zeroed.
+    const float x = read_even_if_masked(M, std::size_t(row) * cols + col);
+    return row < rows && col < cols ? x : 0.0f;
+  }
+  return row < rows && col < cols ? M[std::size_t(row) * cols + col] : 0.0f;
+}
+
+template <TileBug bug>
+__global__ void planted_tiled_kernel(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                                     float* C) {
+  __shared__ float As[kTileM][kTileK];
+  __shared__ float Bs[kTileK][kTileN];
+  const int tx = threadIdx.x, ty = threadIdx.y;  // 8 x 4: one warp
+  const int row = blockIdx.y * kTileM + ty, col = blockIdx.x * kTileN + tx;
+  float acc = 0.0f;
+  for (int k0 = 0; k0 < K; k0 += kTileK) {
+    As[ty][tx] = load_tile_element<bug>(A, row, k0 + tx, M, K);
+    Bs[ty][tx] = load_tile_element<bug>(B, k0 + ty, col, K, N);
+    Bs[ty + kTileM][tx] = load_tile_element<bug>(B, k0 + ty + kTileM, col, K, N);
+    // NoBarrier: the block is one warp, so it runs in lockstep and the tile is complete anyway; only
+    // racecheck sees the reads of other threads' elements that nothing orders after their writes.
+    if (bug != TileBug::NoBarrier) __syncthreads();
+    for (int k = 0; k < kTileK; ++k) acc += As[ty][k] * Bs[k][tx];
+    if (bug != TileBug::NoBarrier) __syncthreads();
+  }
+  if (row < M && col < N) {
+    float* out = &C[std::size_t(row) * N + col];
+    *out = beta != 0.0f ? alpha * acc + beta * *out : alpha * acc;
+  }
+}
+
+template <TileBug bug>
+void launch_tiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                  cudaStream_t stream) {
+  if (M == 0 || N == 0) return;
+  const dim3 block(kTileN, kTileM);
+  const dim3 grid(wb::ceil_div(N, kTileN), wb::ceil_div(M, kTileM));
+  planted_tiled_kernel<bug><<<grid, block, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
+  CUDA_CHECK_KERNEL();
+}
+
 }  // namespace
 
 void planted_correct(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
@@ -63,4 +115,16 @@ void planted_drops_last_k(int M, int N, int K, float alpha, const float* A, cons
 void planted_writes_past_end(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                              cudaStream_t stream) {
   launch<Bug::WritesPastEnd>(M, N, K, alpha, A, B, beta, C, stream);
+}
+void planted_tiled_correct(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                           cudaStream_t stream) {
+  launch_tiled<TileBug::None>(M, N, K, alpha, A, B, beta, C, stream);
+}
+void planted_tiled_no_barrier(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                              float* C, cudaStream_t stream) {
+  launch_tiled<TileBug::NoBarrier>(M, N, K, alpha, A, B, beta, C, stream);
+}
+void planted_tiled_reads_past_end_masked(int M, int N, int K, float alpha, const float* A, const float* B,
+                                         float beta, float* C, cudaStream_t stream) {
+  launch_tiled<TileBug::ReadsPastEndMasked>(M, N, K, alpha, A, B, beta, C, stream);
 }

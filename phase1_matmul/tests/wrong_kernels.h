@@ -17,3 +17,12 @@ void planted_drops_last_k(int M, int N, int K, float alpha, const float* A, cons
                           cudaStream_t stream);
 void planted_writes_past_end(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                              cudaStream_t stream);
+// A one-warp shared-memory tiled GEMM: right, and with the bugs only compute-sanitizer sees (the
+// grade's racecheck and exact-input memcheck runs): no barrier around the tile, and tile loads that
+// read past the end of A and B and zero the values.
+void planted_tiled_correct(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                           cudaStream_t stream);
+void planted_tiled_no_barrier(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                              float* C, cudaStream_t stream);
+void planted_tiled_reads_past_end_masked(int M, int N, int K, float alpha, const float* A, const float* B,
+                                         float beta, float* C, cudaStream_t stream);

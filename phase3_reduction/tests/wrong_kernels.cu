@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "common/planted_bugs.cuh"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/tests/wrong_kernels.h"
 
@@ -6,7 +7,17 @@ namespace {
 
 constexpr unsigned int kThreads = 256;
 
-enum class Bug { None, ReadsPastN, MissesTail, NoSyncthreads, DropsLastWarpStep, DoubleCountsLoad, WritesInput };
+enum class Bug {
+  None,
+  ReadsPastN,
+  MissesTail,
+  NoSyncthreads,
+  DropsLastWarpStep,
+  DoubleCountsLoad,
+  WritesInput,
+  NoSyncwarp,
+  ReadsPastNMasked
+};
 
 // A sequential-addressing block sum (3.03, with 3.05's warp finish) with one switchable bug.
 template <Bug bug>
@@ -17,6 +28,9 @@ __global__ void planted_kernel(const float* in, float* out, std::size_t n, bool 
   float v = 0.0f;
   if (bug == Bug::ReadsPastN) {
     v = in[i];  // no bound: the last block reads up to 255 elements past n
+  } else if (bug == Bug::ReadsPastNMasked) {
+    const float x = read_even_if_masked(in, i);  // reads up to 255 elements past n ...
+    v = i < n ? x : 0.0f;                        // ... but adds none of them: only memcheck sees it
   } else if (bug == Bug::MissesTail && first_pass && i >= n / blockDim.x * blockDim.x) {
     v = 0.0f;  // a loop bound of n rounded down to whole blocks: the last partial block adds nothing
   } else if (i < n) {
@@ -32,6 +46,15 @@ __global__ void planted_kernel(const float* in, float* out, std::size_t n, bool 
   for (unsigned int s = blockDim.x / 2; s > 32; s /= 2) {
     if (tid < s) partial[tid] += partial[tid + s];
     if (bug != Bug::NoSyncthreads) __syncthreads();
+  }
+  if (bug == Bug::NoSyncwarp) {
+    // 3.05's unrolled last warp on volatile shared memory, without __syncwarp between its steps.
+    if (tid < 32) {
+      partial[tid] += partial[tid + 32];
+      const float sum = warp_tree_sum_without_syncwarp(partial, tid);
+      if (tid == 0) out[blockIdx.x] = sum;
+    }
+    return;
   }
   if (tid < 32) {
     float sum = partial[tid] + partial[tid + 32];
@@ -75,4 +98,10 @@ void planted_double_counts_load(const float* in, float* out, std::size_t n, floa
 }
 void planted_writes_input(const float* in, float* out, std::size_t n, float* ws, cudaStream_t s) {
   launch<Bug::WritesInput>(in, out, n, ws, s);
+}
+void planted_no_syncwarp(const float* in, float* out, std::size_t n, float* ws, cudaStream_t s) {
+  launch<Bug::NoSyncwarp>(in, out, n, ws, s);
+}
+void planted_reads_past_n_masked(const float* in, float* out, std::size_t n, float* ws, cudaStream_t s) {
+  launch<Bug::ReadsPastNMasked>(in, out, n, ws, s);
 }

@@ -61,3 +61,19 @@ TEST_CASE("the phase 4 grader names every planted bug", "[gpu][grader][p4]") {
     }
   }
 }
+
+// The bugs the plain grader cannot see, each its own case so that CTest can run compute-sanitizer on
+// it alone (gpu.p4.sanitizer-*, workbook_sanitizer_catches). Their results are right, so the grader
+// passes them: checked here; the sanitizer tests prove the grade's runs fail them.
+TEST_CASE("planted race: csr_vector's warp tree without __syncwarp passes the plain grader",
+          "[gpu][grader][p4][planted-race]") {
+  // 33 rows of 37 entries: longer than a warp and no multiple of 32, so every warp runs a partial stride.
+  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  CHECK(grade_spmv("planted", as_run(planted_spmv_vector_no_syncwarp), a, wb::test::seed()).empty());
+}
+
+TEST_CASE("planted over-read: val and col read past each row, values dropped, pass the plain grader",
+          "[gpu][grader][p4][planted-overread]") {
+  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  CHECK(grade_spmv("planted", as_run(planted_spmv_vector_reads_past_row_masked), a, wb::test::seed()).empty());
+}

@@ -28,8 +28,11 @@ std::string usage_text() {
          "  (no verb)                     your progress per phase and the next exercise\n"
          "  list                          every exercise with its state and best measured speed\n"
          "  run N.NN [-- lesson args]     build and run your lesson (e.g. -- --size 16M)\n"
-         "  check [N.NN] [--sanitize]     build and grade one exercise (all without an id);\n"
-         "                                --sanitize runs it under compute-sanitizer\n"
+         "  check [N.NN] [--fast]         build and grade one exercise (all without an id): the graded\n"
+         "                                test, then its compute-sanitizer runs (memcheck with exact-size\n"
+         "                                inputs; racecheck, synccheck where threads share memory); any\n"
+         "                                finding fails. --fast: the graded test only, nothing marked\n"
+         "                                passed. (--sanitize, the old opt-in, is now the default.)\n"
          "  hint [N.NN]                   the next hint: concept, then where to look, then nearly the answer\n"
          "  solution N.NN [--force]       the reference as a diff against your file (after you pass)\n"
          "  watch [N.NN]                  re-check the exercise each time you save it (r: re-run, q: quit)\n"
@@ -55,7 +58,7 @@ const std::map<std::string, VerbSpec>& verbs() {
       {"status", {Verb::Status, VerbSpec::Id::None, {}, false}},
       {"list", {Verb::List, VerbSpec::Id::None, {}, false}},
       {"run", {Verb::Run, VerbSpec::Id::Required, {}, true}},
-      {"check", {Verb::Check, VerbSpec::Id::Optional, {"--sanitize"}, false}},
+      {"check", {Verb::Check, VerbSpec::Id::Optional, {"--fast", "--sanitize"}, false}},
       {"hint", {Verb::Hint, VerbSpec::Id::Optional, {}, false}},
       {"solution", {Verb::Solution, VerbSpec::Id::Required, {"--force"}, false}},
       {"watch", {Verb::Watch, VerbSpec::Id::Optional, {}, false}},
@@ -114,7 +117,8 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
       bool known = false;
       for (const std::string& flag : spec.flags) known = known || flag == word;
       if (!known) return usage_error("workbook " + verb + " has no option " + word);
-      if (word == "--sanitize") command.sanitize = true;
+      if (word == "--fast") command.fast = true;
+      // --sanitize is accepted for the scripts and habits of before: the sanitizer runs are the default.
       if (word == "--force") command.force = true;
       if (word == "--all") command.all = true;
       if (word == "--yes") command.yes = true;
@@ -149,8 +153,6 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
     if (!command.all && command.exercise.empty())
       return usage_error("workbook reset needs an exercise id (workbook reset 0.01) or --all");
   }
-  if (command.sanitize && command.exercise.empty())
-    return usage_error("workbook check --sanitize needs an exercise id, e.g. workbook check 0.02 --sanitize");
   return ParsedCommand{command, ""};
 }
 

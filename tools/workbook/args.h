@@ -17,7 +17,7 @@ struct Command {
   bool all = false;                      // reset --all
   bool force = false;                    // solution --force
   bool yes = false;                      // reset --yes: no question asked
-  bool sanitize = false;                 // check --sanitize
+  bool fast = false;                     // check --fast: the graded test only, no compute-sanitizer runs
   std::string build_dir;                 // --build-dir DIR
   std::vector<std::string> passthrough;  // after `--`: lesson (run) or benchmark (bench) arguments
 };

@@ -22,6 +22,8 @@ namespace wbcli {
 
 // Graded tests and lessons get this long before they count as hung.
 constexpr int kTestTimeoutS = 600;
+// A sanitizer run of the small case; CTest gives the same runs WORKBOOK_LEARNER_SANITIZE_TIMEOUT.
+constexpr int kSanitizerTimeoutS = 300;
 
 std::string Context::source_path(const std::string& relative) const { return join_path(source_dir, relative); }
 std::string Context::green(const std::string& t) const { return colour ? "\033[32m" + t + "\033[0m" : t; }
@@ -167,6 +169,86 @@ int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::s
   return status;
 }
 
+namespace {
+
+// compute-sanitizer prints the path nvcc was given, or only the file name (2024+ releases):
+// try the path, then the exercise's own files and its phase directory by name.
+std::string source_line(const Context& ctx, const Exercise& exercise, const std::string& file, int line) {
+  std::optional<std::string> text = read_file(file);
+  if (!text) text = read_file(ctx.source_path(file));
+  for (const std::string& candidate : {exercise.stub, exercise.solution, exercise.phase_dir() + "/" + base_name(file)})
+    if (!text && base_name(candidate) == base_name(file)) text = read_file(ctx.source_path(candidate));
+  if (!text || line <= 0) return "";
+  const std::vector<std::string> lines = split_lines(*text);
+  return static_cast<std::size_t>(line) <= lines.size() ? lines[static_cast<std::size_t>(line) - 1] : "";
+}
+
+std::string sanitizer_program() {
+  return find_program("compute-sanitizer", {"/usr/local/cuda/bin", "/usr/local/cuda/compute-sanitizer"});
+}
+
+struct SanitizerGrade {
+  int problems = 0;        // findings (and runs that reported without itemizing or did not finish)
+  bool no_gpu = false;     // the test's GPU probe said there is none
+};
+
+// The grade's compute-sanitizer runs on the learner test, as CTest's N.NN.name.learner.<tool> tests
+// run them (tools/sanitize_test.sh): the small case, memcheck with exact-size inputs. Each finding
+// is printed as one sentence unless `quiet`.
+SanitizerGrade run_grade_sanitizers(const Context& ctx, const Exercise& exercise, bool quiet) {
+  SanitizerGrade grade;
+  if (exercise.sanitizers.empty()) return grade;
+  const std::string sanitizer = sanitizer_program();
+  if (sanitizer.empty()) {
+    if (!quiet)
+      std::printf(
+          "compute-sanitizer is not on PATH (it ships with the CUDA toolkit, in /usr/local/cuda/bin), and the grade "
+          "needs it: add the toolkit's bin directory to PATH (or run `workbook check %s --fast` for the test "
+          "alone).\n",
+          exercise.id.c_str());
+    grade.problems = 1;
+    return grade;
+  }
+  for (const std::string& tool : exercise.sanitizers) {
+    if (!quiet)
+      std::printf("%s\n", ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (small sizes) ...").c_str());
+    RunOptions options;
+    options.timeout_s = kSanitizerTimeoutS;
+    options.environment = sanitizer_environment(tool);
+    const ProcessResult run =
+        run_process({sanitizer, "--tool", tool, "--error-exitcode", "99", exercise.learner_test}, options);
+    if (run.exit_code == kExitNoGpu) {
+      if (!quiet) std::printf("compute-sanitizer needs a GPU: %s\n", first_line(run.output).c_str());
+      grade.no_gpu = true;
+      return grade;
+    }
+    const std::vector<SanitizerFinding> findings = fold_findings(parse_sanitizer_output(run.output));
+    int problems = 0;
+    for (const SanitizerFinding& finding : findings) problems += finding.api_call == "cascade" ? 0 : 1;
+    if (findings.empty() && (run.exit_code != 0 || run.timed_out || !run.started)) {
+      // Reported without itemizing, or the graded test itself failed or hung under the tool.
+      problems = 1;
+      if (!quiet)
+        std::printf("  %s: the run %s; its output ends with:\n%s\n", tool.c_str(),
+                    run.timed_out ? ("did not finish in " + std::to_string(kSanitizerTimeoutS) + " s").c_str()
+                                  : ("exited with status " + std::to_string(run.exit_code)).c_str(),
+                    run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0).c_str());
+    } else if (!quiet && problems == 0) {
+      std::printf("  %s: %s\n", tool.c_str(), ctx.green("clean").c_str());
+    } else if (!quiet) {
+      std::printf("  %s found %d problem%s:\n", tool.c_str(), problems, problems == 1 ? "" : "s");
+      for (const SanitizerFinding& finding : findings)
+        std::printf("  - %s\n", explain_finding(finding, [&ctx, &exercise](const std::string& file, int line) {
+                                  return source_line(ctx, exercise, file, line);
+                                }).c_str());
+    }
+    grade.problems += problems;
+  }
+  return grade;
+}
+
+}  // namespace
+
 CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckOptions& options) {
   const std::string label = exercise.id + " " + exercise.name;
   std::string errors;
@@ -188,8 +270,8 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
     return CheckOutcome::NoGpu;
   }
   const bool passed = test.started && test.exit_code == 0;
-  ctx.progress.record_check(exercise.id, passed, utc_timestamp());
   if (!passed) {
+    ctx.progress.record_check(exercise.id, false, utc_timestamp());
     ctx.save();
     if (options.compact) return CheckOutcome::Failed;
     std::printf("%s %s: not yet.\n\n", ctx.red("✗").c_str(), label.c_str());
@@ -207,6 +289,26 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
                 exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
     return CheckOutcome::Failed;
   }
+  // The graded test passed; the grade is not complete until the sanitizer runs are clean too: a race
+  // or a read past the end can give the right numbers on one run.
+  if (options.sanitize) {
+    if (!options.compact) std::printf("%s\n", ctx.dim("graded test passed; now the compute-sanitizer runs").c_str());
+    const SanitizerGrade grade = run_grade_sanitizers(ctx, exercise, options.compact);
+    if (grade.no_gpu) return CheckOutcome::NoGpu;
+    if (grade.problems > 0) {
+      ctx.progress.record_check(exercise.id, false, utc_timestamp());
+      ctx.save();
+      if (options.compact) return CheckOutcome::SanitizerFound;
+      std::printf(
+          "\n%s %s: not yet. The results are right on this run, but compute-sanitizer found the problem%s above: "
+          "a race or a read past the end can give other results on another run or GPU.\nFix it in %s and run "
+          "`workbook check %s` again. Stuck? workbook hint %s\n",
+          ctx.red("✗").c_str(), label.c_str(), grade.problems == 1 ? "" : "s", exercise.stub.c_str(),
+          exercise.id.c_str(), exercise.id.c_str());
+      return CheckOutcome::SanitizerFound;
+    }
+    ctx.progress.record_check(exercise.id, true, utc_timestamp());
+  }
   std::string measured;
   if (options.measure) {
     RunOptions lesson_options;
@@ -221,7 +323,11 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
   }
   ctx.save();
   if (options.compact) return CheckOutcome::Passed;
-  std::printf("%s %s passes its graded tests.%s\n", ctx.green("✓").c_str(), label.c_str(),
+  const std::string scope =
+      !options.sanitize ? " (--fast: not marked done until `workbook check " + exercise.id + "` runs the sanitizers)"
+      : exercise.sanitizers.empty() ? std::string()
+                                    : " and its compute-sanitizer runs";
+  std::printf("%s %s passes its graded tests%s.%s\n", ctx.green("✓").c_str(), label.c_str(), scope.c_str(),
               measured.empty() ? "" : ("\n  measured: " + measured).c_str());
   if (options.show_next) {
     std::printf("  Compare with the reference: workbook solution %s\n\n", exercise.id.c_str());
@@ -230,95 +336,10 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
   return CheckOutcome::Passed;
 }
 
-namespace {
-
-// compute-sanitizer prints the path nvcc was given, or only the file name (2024+ releases):
-// try the path, then the exercise's own files and its phase directory by name.
-std::string source_line(const Context& ctx, const Exercise& exercise, const std::string& file, int line) {
-  std::optional<std::string> text = read_file(file);
-  if (!text) text = read_file(ctx.source_path(file));
-  for (const std::string& candidate : {exercise.stub, exercise.solution, exercise.phase_dir() + "/" + base_name(file)})
-    if (!text && base_name(candidate) == base_name(file)) text = read_file(ctx.source_path(candidate));
-  if (!text || line <= 0) return "";
-  const std::vector<std::string> lines = split_lines(*text);
-  return static_cast<std::size_t>(line) <= lines.size() ? lines[static_cast<std::size_t>(line) - 1] : "";
-}
-
-std::string sanitizer_program() {
-  return find_program("compute-sanitizer", {"/usr/local/cuda/bin", "/usr/local/cuda/compute-sanitizer"});
-}
-
-int run_sanitizer(Context& ctx, const Exercise& exercise) {
-  std::string errors;
-  if (!build_targets(ctx, {exercise.test_target()}, true, &errors)) {
-    std::printf("%s does not compile:\n\n%s", exercise.stub.c_str(), errors.c_str());
-    return kExitFailed;
-  }
-  const std::string sanitizer = sanitizer_program();
-  if (sanitizer.empty()) {
-    std::printf(
-        "compute-sanitizer is not on PATH (it ships with the CUDA toolkit, in /usr/local/cuda/bin): add the "
-        "toolkit's bin directory to PATH.\n");
-    return kExitFailed;
-  }
-  // racecheck only finds shared-memory races: run it where the exercise uses shared memory.
-  std::vector<std::string> tools = {"memcheck"};
-  const std::optional<std::string> stub = read_file(ctx.source_path(exercise.stub));
-  const std::optional<std::string> solution = read_file(ctx.source_path(exercise.solution));
-  if ((stub && contains(*stub, "__shared__")) || (solution && contains(*solution, "__shared__")))
-    tools.push_back("racecheck");
-  int total = 0;
-  for (const std::string& tool : tools) {
-    std::printf("%s\n",
-                ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (sizes shrunk) ...").c_str());
-    RunOptions options;
-    options.timeout_s = 900;
-    options.environment = {"WB_SANITIZE=1"};
-    const ProcessResult run =
-        run_process({sanitizer, "--tool", tool, "--error-exitcode", "99", exercise.learner_test}, options);
-    if (run.exit_code == kExitNoGpu) {
-      std::printf("compute-sanitizer needs a GPU: %s\n", first_line(run.output).c_str());
-      return kExitNoGpu;
-    }
-    const std::vector<SanitizerFinding> findings = fold_findings(parse_sanitizer_output(run.output));
-    if (findings.empty()) {
-      if (run.exit_code == 99 || run.timed_out || !run.started) {
-        std::printf("%s reported a problem it did not itemize; its output ends with:\n%s\n", tool.c_str(),
-                    run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0).c_str());
-        ++total;
-      } else {
-        std::printf("  %s: %s\n", tool.c_str(), ctx.green("clean").c_str());
-      }
-      continue;
-    }
-    std::size_t problems = 0;
-    for (const SanitizerFinding& finding : findings) problems += finding.api_call == "cascade" ? 0 : 1;
-    std::printf("  %s found %zu problem%s:\n", tool.c_str(), problems, problems == 1 ? "" : "s");
-    for (const SanitizerFinding& finding : findings) {
-      std::printf("  - %s\n", explain_finding(finding, [&ctx, &exercise](const std::string& file, int line) {
-                                return source_line(ctx, exercise, file, line);
-                              }).c_str());
-    }
-    total += static_cast<int>(problems);
-  }
-  if (total == 0)
-    std::printf("%s compute-sanitizer found no memory errors or races in %s.\n", ctx.green("✓").c_str(),
-                exercise.id.c_str());
-  return total == 0 ? kExitOk : kExitFailed;
-}
-
-}  // namespace
-
-int command_check(Context& ctx, const Exercise& exercise, bool sanitize) {
-  if (sanitize) {
-    const CheckOutcome outcome = check_exercise(ctx, exercise, CheckOptions{false, false, false});
-    if (outcome == CheckOutcome::BuildFailed) return kExitFailed;
-    if (outcome == CheckOutcome::NoGpu) return kExitNoGpu;
-    std::printf("\n");
-    const int sanitized = run_sanitizer(ctx, exercise);
-    return outcome == CheckOutcome::Passed ? sanitized : kExitFailed;
-  }
-  switch (check_exercise(ctx, exercise, CheckOptions{})) {
+int command_check(Context& ctx, const Exercise& exercise, bool fast) {
+  CheckOptions options;
+  options.sanitize = !fast;
+  switch (check_exercise(ctx, exercise, options)) {
     case CheckOutcome::Passed:
       return kExitOk;
     case CheckOutcome::NoGpu:
@@ -328,13 +349,15 @@ int command_check(Context& ctx, const Exercise& exercise, bool sanitize) {
   }
 }
 
-int command_check_all(Context& ctx) {
+int command_check_all(Context& ctx, bool fast) {
   std::printf("%-5s %-20s %-14s %s\n", "id", "exercise", "result", "measured");
   int passed = 0, failed = 0;
   for (const Exercise& exercise : ctx.manifest.exercises) {
     std::printf("%-5s %-20s ", exercise.id.c_str(), exercise.name.c_str());
     std::fflush(stdout);
-    const CheckOutcome outcome = check_exercise(ctx, exercise, CheckOptions{true, false, true});
+    CheckOptions options{true, false, true};
+    options.sanitize = !fast;
+    const CheckOutcome outcome = check_exercise(ctx, exercise, options);
     if (outcome == CheckOutcome::NoGpu) {
       std::printf(
           "needs a GPU\n\nGrading needs a GPU and this machine has no usable one (workbook doctor says why).\n");
@@ -342,12 +365,14 @@ int command_check_all(Context& ctx) {
     }
     std::string result = outcome == CheckOutcome::Passed        ? ctx.green(pad("pass", 14))
                          : outcome == CheckOutcome::BuildFailed ? ctx.red(pad("compile error", 14))
+                         : outcome == CheckOutcome::SanitizerFound ? ctx.red(pad("sanitizer", 14))
                                                                 : ctx.red(pad("fail", 14));
     (outcome == CheckOutcome::Passed ? passed : failed) += 1;
     std::printf("%s %s\n", result.c_str(),
                 outcome == CheckOutcome::Passed ? ctx.progress.get(exercise.id).best.c_str() : "");
   }
   std::printf("\n%d passed, %d not yet. ", passed, failed);
+  if (fast) std::printf("(--fast: graded tests only; passes are not marked done.) ");
   print_next(ctx);
   return failed == 0 ? kExitOk : kExitFailed;
 }

@@ -34,20 +34,24 @@ struct Context {
   void save() const;
 };
 
-enum class CheckOutcome { Passed, Failed, BuildFailed, NoGpu };
+// SanitizerFound: the graded test passed, a compute-sanitizer run of the grade did not.
+enum class CheckOutcome { Passed, Failed, SanitizerFound, BuildFailed, NoGpu };
 
 struct CheckOptions {
   bool compact = false;  // one line per exercise (check all)
   bool show_next = true;
   bool measure = true;  // run the lesson for the speed after a pass
+  // The grade's compute-sanitizer runs (the registry's sanitizers) after the graded test passes; any
+  // finding fails. Off (check --fast): the graded test only, and a pass is not recorded as done.
+  bool sanitize = true;
 };
 
 int command_status(Context& ctx);
 int command_list(Context& ctx);
 int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::string>& lesson_args);
 CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckOptions& options);
-int command_check(Context& ctx, const Exercise& exercise, bool sanitize);
-int command_check_all(Context& ctx);
+int command_check(Context& ctx, const Exercise& exercise, bool fast);
+int command_check_all(Context& ctx, bool fast);
 int command_hint(Context& ctx, const Exercise& exercise);
 int command_solution(Context& ctx, const Exercise& exercise, bool force);
 int command_watch(Context& ctx, const Exercise* exercise);

@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     case Verb::Run:
       return command_run(ctx, *exercise, command.passthrough);
     case Verb::Check:
-      return exercise ? command_check(ctx, *exercise, command.sanitize) : command_check_all(ctx);
+      return exercise ? command_check(ctx, *exercise, command.fast) : command_check_all(ctx, command.fast);
     case Verb::Hint: {
       const Exercise* target = exercise ? exercise : next_exercise(ctx.manifest, ctx.progress);
       if (target == nullptr) {

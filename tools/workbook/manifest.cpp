@@ -69,6 +69,12 @@ ManifestResult parse_manifest(const std::string& text) {
     e.readme = column(13).empty() ? join_path(e.phase_dir(), "README.md") : column(13);
     e.bench_target = column(14);
     e.bench = column(15);
+    if (f.size() <= 16) {
+      e.sanitizers = {"memcheck"};
+    } else {
+      for (const std::string& tool : split(column(16), ' '))
+        if (!tool.empty() && tool != "none") e.sanitizers.push_back(tool);
+    }
     manifest.exercises.push_back(e);
   }
   if (manifest.exercises.empty()) return {std::nullopt, "the exercise registry lists no exercises"};

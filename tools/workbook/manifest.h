@@ -26,6 +26,9 @@ struct Exercise {
   std::string readme;        // phase0_basics/README.md
   std::string bench_target;  // the phase benchmark (p1_ladder) or empty
   std::string bench;         // its executable, or empty
+  // The compute-sanitizer tools of the grade (memcheck, racecheck, synccheck), chosen in
+  // cmake/WorkbookExercise.cmake; empty for "none". A registry without the column: memcheck.
+  std::vector<std::string> sanitizers;
 
   std::string test_target() const { return target + "_test"; }
   std::string solution_target() const { return target + "_solution"; }

@@ -75,6 +75,12 @@ std::string bytes(long long count) { return std::to_string(count) + (count == 1 
 
 }  // namespace
 
+std::vector<std::string> sanitizer_environment(const std::string& tool) {
+  std::vector<std::string> environment = {"WB_SANITIZE=1"};
+  if (tool == "memcheck") environment.push_back("WB_EXACT_INPUTS=1");
+  return environment;
+}
+
 std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& text) {
   static const std::regex access(
       R"(^Invalid __(global|shared|local)__ (read|write|atomic)[a-z ]* of size ([0-9,]+) bytes?)");
@@ -279,10 +285,17 @@ std::string explain_finding(const SanitizerFinding& f, const SourceLookup& looku
       const std::string first = f.access + " at " + where(f.file, f.line);
       const std::string second = (f.other_access.empty() ? std::string("access") : f.other_access) + " at " +
                                  where(f.other_file, f.other_line);
-      sentence = std::string("threads of one block race on shared memory: a ") + first + " and a " + second +
-                 " touch the same address with no __syncthreads() between them" +
-                 (f.hazards > 0 ? " (" + std::to_string(f.hazards) + " hazards)" : "") +
-                 ": add a barrier after the writes and before the reads (and before the next overwrite)";
+      const std::string count = f.hazards > 0 ? " (" + std::to_string(f.hazards) + " hazards)" : "";
+      // racecheck reports a race between threads of one warp as a warning: the warp-synchronous step
+      // that happens to run in lockstep today, with nothing (no __syncwarp) making it so.
+      if (f.warning)
+        sentence = std::string("threads of one warp race on shared memory: a ") + first + " and a " + second +
+                   " touch the same address with no __syncwarp() between them" + count +
+                   ": the warp runs in lockstep only by chance; add __syncwarp() between the warp's steps";
+      else
+        sentence = std::string("threads of one block race on shared memory: a ") + first + " and a " + second +
+                   " touch the same address with no __syncthreads() between them" + count +
+                   ": add a barrier after the writes and before the reads (and before the next overwrite)";
       break;
     }
     case FindingKind::Barrier:

@@ -28,14 +28,17 @@ TEST_CASE("no verb shows the status; help and -h print the usage", "[host][workb
   CHECK(parsed({"help"}).verb == Verb::Help);
   CHECK(parsed({"-h"}).verb == Verb::Help);
   CHECK(parsed({"check", "--help"}).verb == Verb::Help);
-  CHECK(wbcli::usage_text().find("check [N.NN] [--sanitize]") != std::string::npos);
+  CHECK(wbcli::usage_text().find("check [N.NN] [--fast]") != std::string::npos);
 }
 
 TEST_CASE("verbs take exercise ids and their own options", "[host][workbook]") {
-  const Command check = parsed({"check", "0.02", "--sanitize"});
+  const Command check = parsed({"check", "0.02", "--fast"});
   CHECK(check.verb == Verb::Check);
   CHECK(check.exercise == "0.02");
-  CHECK(check.sanitize);
+  CHECK(check.fast);
+  CHECK_FALSE(parsed({"check", "0.02"}).fast);  // the sanitizer runs are part of the default check
+  CHECK_FALSE(parsed({"check", "0.02", "--sanitize"}).fast);  // the old opt-in is still accepted
+  CHECK(parsed({"check", "--fast"}).fast);                    // every exercise, graded tests only
   CHECK(parsed({"check"}).exercise.empty());
   CHECK(parsed({"solution", "1.03", "--force"}).force);
   const Command reset_all = parsed({"reset", "--all", "--yes"});
@@ -78,7 +81,7 @@ TEST_CASE("usage errors name what is wrong", "[host][workbook]") {
   CHECK(error_of({"reset", "0.01", "--all"}).find("not both") != std::string::npos);
   CHECK(error_of({"bench"}).find("needs a phase") != std::string::npos);
   CHECK(error_of({"bench", "phaseX"}).find("needs a phase") != std::string::npos);
-  CHECK(error_of({"check", "--sanitize"}).find("needs an exercise id") != std::string::npos);
+  CHECK(error_of({"run", "0.02", "--fast"}).find("no option --fast") != std::string::npos);
   CHECK(error_of({"check", "0.01", "--", "x"}).find("no arguments after --") != std::string::npos);
 }
 

@@ -7,19 +7,19 @@
 namespace {
 const char* kRegistry =
     "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\tphase\ttarget\tsolution_lesson"
-    "\tsolution_test\thints\treadme\tbench_target\tbench\n"
+    "\tsolution_test\thints\treadme\tbench_target\tbench\tsanitizers\n"
     "1.01\tnaive\tphase1_matmul/01_naive.cu\tsolutions/phase1_matmul/01_naive.cu\t/b/phase1_matmul/p1_01_naive_test\t"
     "/b/phase1_matmul/p1_01_naive\tOutput untouched\t--size 256 --repeat 3\t1\tp1_01_naive\t"
     "/b/phase1_matmul/p1_01_naive_solution\t/b/phase1_matmul/p1_01_naive_solution_test\t"
-    "phase1_matmul/hints/01_naive.txt\tphase1_matmul/README.md\tp1_ladder\t/b/phase1_matmul/p1_ladder\n"
+    "phase1_matmul/hints/01_naive.txt\tphase1_matmul/README.md\tp1_ladder\t/b/phase1_matmul/p1_ladder\tmemcheck racecheck synccheck\n"
     "0.02\tvector_add\tphase0_basics/02_vector_add.cu\tsolutions/phase0_basics/02_vector_add.cu\t"
     "/b/phase0_basics/p0_02_vector_add_test\t/b/phase0_basics/p0_02_vector_add\tOutput untouched\t--size 1M\t0\t"
     "p0_02_vector_add\t/b/phase0_basics/p0_02_vector_add_solution\t/b/phase0_basics/p0_02_vector_add_solution_test\t"
-    "phase0_basics/hints/02_vector_add.txt\tphase0_basics/README.md\t\t\n"
+    "phase0_basics/hints/02_vector_add.txt\tphase0_basics/README.md\t\t\tmemcheck\n"
     "0.01\tindexing\tphase0_basics/01_indexing.cu\tsolutions/phase0_basics/01_indexing.cu\t"
     "/b/phase0_basics/p0_01_indexing_test\t/b/phase0_basics/p0_01_indexing\tOutput untouched\t\t0\tp0_01_indexing\t"
     "/b/phase0_basics/p0_01_indexing_solution\t/b/phase0_basics/p0_01_indexing_solution_test\t"
-    "phase0_basics/hints/01_indexing.txt\tphase0_basics/README.md\t\t\n";
+    "phase0_basics/hints/01_indexing.txt\tphase0_basics/README.md\t\t\tnone\n";
 }  // namespace
 
 TEST_CASE("the registry lists exercises in course order with every column", "[host][workbook]") {
@@ -42,6 +42,10 @@ TEST_CASE("the registry lists exercises in course order with every column", "[ho
   CHECK(naive->phase_dir() == "phase1_matmul");
   CHECK(naive->smoke_args == "--size 256 --repeat 3");
   CHECK(m.find("0.02")->bench.empty());
+  // The grade's sanitizer tools: the list, one tool, or none (the empty bench columns before them kept).
+  CHECK(naive->sanitizers == std::vector<std::string>{"memcheck", "racecheck", "synccheck"});
+  CHECK(m.find("0.02")->sanitizers == std::vector<std::string>{"memcheck"});
+  CHECK(m.find("0.01")->sanitizers.empty());
   CHECK(m.find("9.99") == nullptr);
   CHECK(m.phases() == std::vector<int>{0, 1});
   CHECK(m.in_phase(0).size() == 2);
@@ -58,6 +62,7 @@ TEST_CASE("an 8-column registry (before the tool's columns) still loads", "[host
   CHECK(e.hints == "phase0_basics/hints/02_vector_add.txt");
   CHECK(e.readme == "phase0_basics/README.md");
   CHECK(e.solution_lesson == "/b/p0_02_solution");
+  CHECK(e.sanitizers == std::vector<std::string>{"memcheck"});  // before the sanitizers column: memcheck
 }
 
 TEST_CASE("a broken registry is reported with its line", "[host][workbook]") {

@@ -56,6 +56,12 @@ const char* kRacecheck = R"txt(========= COMPUTE-SANITIZER
 ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
 )txt";
 
+const char* kRacecheckWarpWarning = R"txt(========= Warning: Race reported between Write access at planted_kernel(const float *, float *)+0x2a0 in /src/wrong_kernels.cu:70
+=========     and Read access at planted_kernel(const float *, float *)+0x2b0 in /src/wrong_kernels.cu:71 [62 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)
+)txt";
+
 const char* kInitAndSync = R"txt(========= Uninitialized __global__ memory read of size 4 bytes
 =========     at scale_kernel(const float *, float *, int)+0x80 in /src/s.cu:20
 =========     by thread (0,0,0) in block (1,0,0)
@@ -143,6 +149,23 @@ TEST_CASE("racecheck: both sides of the race and the hazard count", "[host][work
   CHECK(sentence.find("no __syncthreads()") != std::string::npos);
   CHECK(sentence.find("(248 hazards)") != std::string::npos);
   CHECK(wbcli::sanitizer_error_count(kRacecheck) == 1);
+}
+
+TEST_CASE("racecheck: a race inside one warp is a warning that names __syncwarp", "[host][workbook]") {
+  const std::vector<wbcli::SanitizerFinding> f = wbcli::parse_sanitizer_output(kRacecheckWarpWarning);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].kind == wbcli::FindingKind::Race);
+  CHECK(f[0].warning);
+  const std::string sentence = wbcli::explain_finding(f[0], nullptr);
+  CHECK(sentence.find("threads of one warp race") != std::string::npos);
+  CHECK(sentence.find("no __syncwarp()") != std::string::npos);
+  CHECK(sentence.find("(62 hazards)") != std::string::npos);
+}
+
+TEST_CASE("the grade's environment: small sizes everywhere, exact-size inputs for memcheck", "[host][workbook]") {
+  CHECK(wbcli::sanitizer_environment("memcheck") == std::vector<std::string>{"WB_SANITIZE=1", "WB_EXACT_INPUTS=1"});
+  CHECK(wbcli::sanitizer_environment("racecheck") == std::vector<std::string>{"WB_SANITIZE=1"});
+  CHECK(wbcli::sanitizer_environment("synccheck") == std::vector<std::string>{"WB_SANITIZE=1"});
 }
 
 TEST_CASE("initcheck and synccheck findings", "[host][workbook]") {
