@@ -15,7 +15,7 @@
 #          0.02.vector_add.solution    [solution gpu]  must pass
 #          0.02.vector_add.lesson      [solution gpu]  the reference lesson prints PASS
 #          0.02.vector_add.<tool>      [sanitize gpu]  compute-sanitizer on the solution tests
-#          0.02.vector_add.learner.<tool>  [learner learner-sanitize gpu]  the grade's sanitizer runs
+#          0.02.vector_add.learner.<tool>  [learner learner-grade gpu]  the grade's sanitizer runs
 #                                      on the learner test (memcheck, racecheck, synccheck as chosen)
 # FAILS_WITH is the text the pristine stub's test output must contain (tools/pristine_stubs.sh).
 # Each .cu compiles once per variant into an OBJECT library that its lesson and its test share.
@@ -134,13 +134,13 @@ function(workbook_exercise id name)
       set_tests_properties(${id}.${name}.${tool} PROPERTIES
         LABELS "sanitize;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_SANITIZE_TIMEOUT})
     endforeach()
-    # Not labelled `sanitize`: the gpu preset runs that label on solutions, and the learner tests fail
-    # on the stubs by design.
+    # No label containing `sanitize`: the gpu preset runs that label on solutions (ctest -L takes a
+    # regex, so even `learner-sanitize` would match), and the learner tests fail on the stubs by design.
     foreach(tool IN LISTS grade_tools)
       _workbook_sanitize_command(command ${tool} $<TARGET_FILE:${base}_test>)
       add_test(NAME ${id}.${name}.learner.${tool} COMMAND ${command})
       set_tests_properties(${id}.${name}.learner.${tool} PROPERTIES
-        LABELS "learner;learner-sanitize;gpu;p${phase}" SKIP_RETURN_CODE 77
+        LABELS "learner;learner-grade;gpu;p${phase}" SKIP_RETURN_CODE 77
         TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
     endforeach()
   endif()

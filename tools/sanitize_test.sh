@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sanitize_test.sh [--expect REGEX] <compute-sanitizer> <tool> <test-binary> [test arguments...]
 # One compute-sanitizer run of a graded test on the small case, as every sanitizer test in CTest runs
-# it (the solutions' [sanitize], the learner's grade [learner-sanitize], the planted bugs [grader]):
+# it (the solutions' [sanitize], the learner's grade [learner-grade], the planted bugs [grader]):
 #   WB_SANITIZE=1 shrinks the test sizes (sizes with tails stay); memcheck also gets WB_EXACT_INPUTS=1,
 #   which allocates the inputs at their exact size, so a read past the end is an error memcheck sees.
 # A finding is an error count above zero or, for racecheck, any hazard: racecheck reports a hazard
