@@ -214,6 +214,27 @@ function(workbook_sanitizer_catches test_name)
     LABELS "gpu;grader;p${ARG_PHASE}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
 endfunction()
 
+# workbook_grader_selftest(<phase> LIBS <targets...> [PLANTED_SANITIZER_BUGS])
+# The grader's own test, from the phase's tests/grader_selftest.cpp and tests/wrong_kernels.cu:
+# pN_grader_selftest, CTest gpu.pN.grader (planted bugs must fail with their diagnosis, a correct
+# kernel must pass). PLANTED_SANITIZER_BUGS: its [planted-race] and [planted-overread] cases fool the
+# plain grader on purpose, and gpu.pN.sanitizer-race / -overread prove the grade's racecheck and
+# exact-input memcheck catch them.
+function(workbook_grader_selftest phase)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "PLANTED_SANITIZER_BUGS" "" "LIBS")
+  set(target p${phase}_grader_selftest)
+  add_executable(${target} tests/grader_selftest.cpp tests/wrong_kernels.cu)
+  target_link_libraries(${target} PRIVATE ${ARG_LIBS} workbook_test_main_gpu)
+  add_test(NAME gpu.p${phase}.grader COMMAND ${target})
+  set_tests_properties(gpu.p${phase}.grader PROPERTIES LABELS "gpu;grader;p${phase}" SKIP_RETURN_CODE 77)
+  if(ARG_PLANTED_SANITIZER_BUGS)
+    workbook_sanitizer_catches(gpu.p${phase}.sanitizer-race TARGET ${target} TOOL racecheck CASE [planted-race]
+      EXPECT "Race reported" PHASE ${phase})
+    workbook_sanitizer_catches(gpu.p${phase}.sanitizer-overread TARGET ${target} TOOL memcheck
+      CASE [planted-overread] EXPECT "Invalid __global__ read" PHASE ${phase})
+  endif()
+endfunction()
+
 # Writes the exercise registry and registers the pristine-stub check; call once, last.
 function(workbook_finalize)
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
