@@ -17,6 +17,11 @@ import re
 import sys
 
 
+# A TODO's continuation lines are indented past the `//` (`//             (about 3 lines).`); a
+# comment right after a TODO that starts `// Text` is lesson text, which stub and solution share.
+TODO_CONTINUATION = re.compile(r"//\s{2,}\S")
+
+
 def stub_only_lines_are_todos(stub_lines, solution_lines, ex_id):
     """Returns the stub lines that the solution changed although they are not part of a TODO."""
     problems = []
@@ -29,7 +34,7 @@ def stub_only_lines_are_todos(stub_lines, solution_lines, ex_id):
             text = stub_lines[i].strip()
             if f"TODO({ex_id})" in text:
                 in_todo = True
-            elif in_todo and text.startswith("//") and "TODO(" not in text:
+            elif in_todo and TODO_CONTINUATION.match(text) and "TODO(" not in text:
                 pass  # continuation of the TODO comment
             else:
                 in_todo = False
@@ -96,9 +101,13 @@ def self_test():
     stub = ("// 0.01 demo\n// Run: x\n// Check: y\n// Aim: z\nint f() {\n"
             "  // TODO(0.01): return the answer\n  //             (one line).\n  return 0;  // TODO(0.01): placeholder\n}\n")
     solution = "// 0.01 demo\n// Run: x\n// Check: y\n// Aim: z\nint f() {\n  return 42;\n}\n"
+    # Lesson text right after a TODO (one space after `//`) is not part of it: stub and solution share it.
+    stub = stub.replace("  //             (one line).\n", "  //             (one line).\n  // Why: lesson text.\n")
+    solution = solution.replace("  return 42;", "  // Why: lesson text.\n  return 42;")
     defects = {
         "solution changes a line outside the TODOs": solution.replace("// Aim: z", "// Aim: w"),
         "still contains a TODO": solution.replace("return 42;", "return 42;  // TODO later"),
+        "outside the TODOs: line 8": solution.replace("  // Why: lesson text.\n", ""),
     }
 
     def build(tree, solution_text, hints="concept: a\nwhere: b\nnear: c\n"):
