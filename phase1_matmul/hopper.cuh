@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// The Hopper (sm_90a) toolkit of rungs 1.11-1.13 (and of phase 5's tensor-core kernels): one
+// inline-PTX instruction per function, each with what it needs from its caller. Nothing here decides
+// anything: the rungs decide what to load where, when to wait, and in which order.
+//   wgmma    warpgroup MMA: 128 threads (4 consecutive warps, the first a multiple of 4) issue one
+//            m64nNk16 product together; it runs asynchronously, reading A and B straight from
+//            shared memory through 64-bit matrix descriptors, accumulating in registers.
+//   TMA      the tensor memory accelerator: one thread asks for a whole 2D box of a tensor; the copy
+//            engine writes it (swizzled) into shared memory and reports the bytes to an mbarrier.
+//   mbarrier a barrier object in shared memory with a phase bit: threads (or the TMA's byte count)
+//            complete a phase, and waiters spin on the parity of the phase they expect.
+// Compiled only for sm_90a (the wgmma and setmaxnreg instructions exist on no other target).
+#pragma once
+
+#include <cuda.h>  // CUtensorMap and its enums (types only: the encode function is fetched at run time)
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "phase1_matmul/mma_sm80.cuh"
+
+namespace wb::hopper {
+
+using wb::mma::shared_address;
+
+// ---- wgmma -------------------------------------------------------------------------------------
+
+// A shared-memory matrix descriptor for a K-major BF16 tile stored with the 128-byte swizzle
+// (rows of 64 elements, 8-row groups of 1024 bytes, tile start 1024-byte aligned):
+//   bits  0-13  start address >> 4
+//   bits 16-29  leading-dimension byte offset >> 4 (unused by K-major swizzled layouts; 1 by convention)
+//   bits 32-45  stride-dimension byte offset >> 4: from one 8-row group to the next, 1024 bytes
+//   bits 62-63  swizzle mode: 1 = 128-byte
+// Advancing `start` by 32 bytes selects the next 16 columns (k16 step) inside the swizzled rows:
+// the hardware applies the swizzle to the address it computes, as TMA did when it wrote the tile.
+__device__ inline std::uint64_t smem_descriptor_sw128(const void* start) {
+  const std::uint64_t address = shared_address(start);
+  return ((address & 0x3FFFF) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t(1024 >> 4) << 32) |
+         (std::uint64_t(1) << 62);
+}
+
+// Orders this thread's register and shared-memory accesses before the wgmma that follow (the
+// accumulators are registers the tensor cores own while a wgmma is in flight).
+__device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+// Closes the batch of wgmma issued since the last commit into one group.
+__device__ inline void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// Waits until at most `Pending` committed groups are in flight; only then may their accumulators be
+// read and their shared-memory operands be overwritten.
+template <int Pending>
+__device__ inline void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+}
+// Makes this thread's ordinary (generic-proxy) shared-memory writes, cp.async's included, visible to
+// the async proxy (wgmma, TMA) that reads them next. Each writing thread, before the barrier.
+__device__ inline void fence_proxy_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma.
+template <int N>
+__device__ inline void wgmma_fence_operands(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// wgmma.mma_async m64nNk16, BF16 x BF16 -> FP32, both operands K-major from shared memory:
+// d (+)= A(64 x 16) * B(16 x N), d the warpgroup's 64 x N accumulator, N / 2 floats per thread.
+// accumulate = 0 ignores d's old value (D = A B), 1 adds to it. Thread t (warp w = t / 32, lane l)
+// holds rows 16 w + l / 4 and 16 w + l / 4 + 8; for each n8 column block j, d[4 j + 0, 1] are row
+// 16 w + l / 4, columns 8 j + 2 (l % 4) + {0, 1}, and d[4 j + 2, 3] the same columns 8 rows lower:
+// the mma.sync accumulator layout, once per warp and per 8 columns.
+template <int N>
+struct WgmmaBf16;
+
+template <>
+struct WgmmaBf16<64> {
+  static constexpr int kRegs = 32;
+  __device__ static void mma(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  }
+};
+
+template <>
+struct WgmmaBf16<128> {
+  static constexpr int kRegs = 64;
+  __device__ static void mma(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  }
+};
+
+template <>
+struct WgmmaBf16<256> {
+  static constexpr int kRegs = 128;
+  __device__ static void mma(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+          "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+          "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+          "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+          "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+          "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+          "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+          "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+          "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+          "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+          "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+          "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+          "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+  }
+};
+
+// ---- register reallocation ----------------------------------------------------------------------
+
+// setmaxnreg: a warpgroup gives registers back (dec) or takes them from the pool (inc), so a TMA
+// producer can run on few and the MMA consumers on many. Needs a register cap at kernel entry
+// (__launch_bounds__(threads, 1)); the count is a multiple of 8 from 24 to 256.
+template <int Registers>
+__device__ inline void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+template <int Registers>
+__device__ inline void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Registers));
+}
+
+// ---- mbarrier -----------------------------------------------------------------------------------
+
+// Initialises a barrier in shared memory for `arrivals` arrivals per phase (one thread, before any use;
+// then fence_barrier_init and a __syncthreads).
+__device__ inline void mbarrier_init(std::uint64_t* bar, int arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(arrivals) : "memory");
+}
+// Makes the initialisation visible to the async proxy (the TMA unit completes transactions on it).
+__device__ inline void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+// One arrival that also announces `bytes` of transactions (TMA writes) this phase must wait for.
+__device__ inline void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+}
+// One plain arrival.
+__device__ inline void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+// Returns once the phase with parity `phase` (0 or 1) has completed. The phases of a barrier
+// alternate 0, 1, 0, ...: a waiter that expects the wrong parity either returns at once (the
+// previous phase) or waits for ever.
+__device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t phase) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(phase)
+      : "memory");
+}
+
+// ---- TMA ------------------------------------------------------------------------------------------
+
+// Loads the box of `map` whose first element is (x = inner coordinate, y = outer coordinate) into
+// shared memory at `dst` (1024-byte aligned for the 128-byte swizzle) and completes its bytes on
+// `bar`. Elements outside the tensor arrive as zeros. Issued by one thread.
+__device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          shared_address(dst)),
+      "l"(map), "r"(shared_address(bar)), "r"(x), "r"(y)
+      : "memory");
+}
+
+// Host: a tensor map for a row-major [rows][K] BF16 matrix read in boxes of box_rows x 64 elements
+// (128 bytes, the swizzle span) with the 128-byte swizzle. The driver's encoder is fetched through
+// the runtime (cudaGetDriverEntryPointByVersion), so the course links no libcuda. TMA needs the row
+// pitch (K * 2 bytes) to be a multiple of 16 and the base 16-byte aligned: the launchers route other
+// inputs to the fallback before they get here.
+inline CUtensorMap make_tensor_map_bf16(const __nv_bfloat16* base, int rows, int K, int box_rows) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &status) !=
+            cudaSuccess ||
+        status != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw std::runtime_error("cuTensorMapEncodeTiled is not available from this driver");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(K), cuuint64_t(rows)};          // innermost first
+  const cuuint64_t strides[1] = {cuuint64_t(K) * sizeof(__nv_bfloat16)};  // bytes between rows
+  const cuuint32_t box[2] = {64, cuuint32_t(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult rc = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<__nv_bfloat16*>(base), dims,
+                             strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (rc != CUDA_SUCCESS)
+    throw std::invalid_argument("cuTensorMapEncodeTiled failed (error " + std::to_string(int(rc)) + ") for a " +
+                                std::to_string(rows) + " x " + std::to_string(K) + " BF16 matrix");
+  return map;
+}
+
+}  // namespace wb::hopper
