@@ -26,8 +26,9 @@ T value_from_bits(std::uint64_t bits) {
     const std::uint32_t b = static_cast<std::uint32_t>(bits);
     std::memcpy(&value, &b, 4);
   } else if constexpr (sizeof(T) == 2) {
+    // Through void*: __nv_bfloat16 and __half are classes, whose bits GCC would rather not see copied.
     const std::uint16_t b = static_cast<std::uint16_t>(bits);
-    std::memcpy(&value, &b, 2);
+    std::memcpy(static_cast<void*>(&value), &b, 2);
   } else {
     static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
                   "poison/canary values exist for 2-, 4- and 8-byte types");
