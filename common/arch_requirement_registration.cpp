@@ -6,4 +6,4 @@
 #include "common/arch_requirement.h"
 
 static const wb::ArchRequirementRegistrar wb_arch_requirement_registrar_(WB_EXERCISE_ID, WB_EXERCISE_NAME,
-                                                                          WB_REQUIRES_ARCH);
+                                                                         WB_REQUIRES_ARCH);

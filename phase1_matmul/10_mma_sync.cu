@@ -33,7 +33,9 @@ namespace {
 
 // Napkin math: 2 M N K = 137 GFLOP at 4096^3; an H100 SXM's dense BF16 peak is 989 TFLOP/s at
 // NVIDIA's 1830 MHz (0.14 ms), and 2 x 4096^2 x 2 B of inputs + 4096^2 x 4 B of C = 134 MB.
-int mma_sync_lesson(wb::Lesson& lesson) { return run_bf16_matmul_lesson(lesson, "matmul_mma_sync_bf16", matmul_mma_sync_bf16); }
+int mma_sync_lesson(wb::Lesson& lesson) {
+  return run_bf16_matmul_lesson(lesson, "matmul_mma_sync_bf16", matmul_mma_sync_bf16);
+}
 
 }  // namespace
 

@@ -16,8 +16,8 @@
 
 // ---- launcher ---------------------------------------------------------------------------------------
 
-void matmul_warp_specialized_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
-                                  float* C, cudaStream_t stream) {
+void matmul_warp_specialized_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                  float beta, float* C, cudaStream_t stream) {
   // K % 8 != 0, K = 0 or a misaligned A or B: the documented fallback (matmul_bf16.cuh).
   if (!bf16_fast_path_ok(K, A, B)) {
     matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
@@ -33,8 +33,11 @@ namespace {
 
 // Napkin math: 2 M N K = 137 GFLOP at 4096^3; an H100 SXM's dense BF16 peak is 989 TFLOP/s at
 // NVIDIA's 1830 MHz (0.14 ms), and 2 x 4096^2 x 2 B of inputs + 4096^2 x 4 B of C = 134 MB.
-int warp_specialized_lesson(wb::Lesson& lesson) { return run_bf16_matmul_lesson(lesson, "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16); }
+int warp_specialized_lesson(wb::Lesson& lesson) {
+  return run_bf16_matmul_lesson(lesson, "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16);
+}
 
 }  // namespace
 
-WB_LESSON(warp_specialized_lesson, "BF16 tensor cores: a TMA producer warpgroup, wgmma consumers, persistent blocks (placeholder)");
+WB_LESSON(warp_specialized_lesson,
+          "BF16 tensor cores: a TMA producer warpgroup, wgmma consumers, persistent blocks (placeholder)");

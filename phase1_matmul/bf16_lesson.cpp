@@ -40,8 +40,8 @@ class LtPlan {
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_layout_, CUDA_R_32F, N, M, N));
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
     const std::uint64_t workspace = kLtWorkspaceBytes;
-    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                      &workspace, sizeof workspace));
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                      sizeof workspace));
     int returned = 0;
     // The top heuristic algorithm: what a framework calling cuBLASLt gets without autotuning.
     const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(handle_, op_, b_layout_, a_layout_, c_layout_,
@@ -189,8 +189,7 @@ int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16Ma
   const double a = double(shape.M) * shape.K, b = double(shape.K) * shape.N, c = double(shape.M) * shape.N;
   // Device: BF16 A and B, their float copies for the reference (two at a time), C, the library's C, the
   // reference result and cuBLASLt's workspace. Host: float and BF16 copies of A and B, two float arrays of C.
-  lesson.require_memory(2.0 * (a + b) + 8.0 * (a + b) + 12.0 * c + double(kLtWorkspaceBytes),
-                        6.0 * (a + b) + 16.0 * c);
+  lesson.require_memory(2.0 * (a + b) + 8.0 * (a + b) + 12.0 * c + double(kLtWorkspaceBytes), 6.0 * (a + b) + 16.0 * c);
 
   Bf16MatmulBench bench(shape, lesson.seed());
   bool pass = bench.verify(launcher_name, launch);

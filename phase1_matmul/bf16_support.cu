@@ -37,8 +37,8 @@ bool bf16_fast_path_ok(int K, const __nv_bfloat16* A, const __nv_bfloat16* B) {
   return K > 0 && K % 8 == 0 && aligned16(A) && aligned16(B);
 }
 
-void matmul_bf16_fallback(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                          float beta, float* C, cudaStream_t stream) {
+void matmul_bf16_fallback(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                          float* C, cudaStream_t stream) {
   if (M == 0 || N == 0) return;  // nothing to write, and a grid with 0 blocks is an invalid launch
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid(static_cast<unsigned>(wb::ceil_div(N, kBlockX)), static_cast<unsigned>(wb::ceil_div(M, kBlockY)));

@@ -18,8 +18,10 @@ TEST_CASE("arch requirements: 80 is sm_80 and newer, 90a is Hopper only", "[host
 }
 
 TEST_CASE("an unmet requirement is one line naming the rung, the need and the GPU", "[host][common]") {
-  CHECK(wb::arch_requirement_unmet("1.11", "wgmma", "90a", 89) == "1.11 wgmma needs a Hopper GPU (sm_90); this is sm_89");
-  CHECK(wb::arch_requirement_unmet("1.10", "mma_sync", "80", 75) == "1.10 mma_sync needs sm_80 or newer; this is sm_75");
+  CHECK(wb::arch_requirement_unmet("1.11", "wgmma", "90a", 89) ==
+        "1.11 wgmma needs a Hopper GPU (sm_90); this is sm_89");
+  CHECK(wb::arch_requirement_unmet("1.10", "mma_sync", "80", 75) ==
+        "1.10 mma_sync needs sm_80 or newer; this is sm_75");
   const std::string newer = wb::arch_requirement_unmet("1.12", "tma", "90a", 100);
   CHECK(newer.find("runs on Hopper only") != std::string::npos);
   CHECK(newer.find('\n') == std::string::npos);
