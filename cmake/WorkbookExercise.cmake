@@ -229,9 +229,10 @@ function(workbook_exercise id name)
   if(sanitizers STREQUAL "")
     set(sanitizers none)
   endif()
-  # Then what the GPU must be ("", 80, 90a) and the graded test's time limit in seconds.
+  # Then what the GPU must be ("", 80, 90a) and the graded test's own time limit in seconds (TIMEOUT,
+  # or empty: the tool's default).
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS
-    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}\t${ARG_REQUIRES_ARCH}\t${test_timeout}")
+    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}\t${ARG_REQUIRES_ARCH}\t${ARG_TIMEOUT}")
 endfunction()
 
 # workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
