@@ -1,10 +1,18 @@
 # workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>]
-#                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none])
+#                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none]
+#                   [REQUIRES_ARCH 80|90a] [TIMEOUT <seconds>])
 # LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only;
 # LESSON_MAIN replaces workbook_lesson_main as the lessons' main (phase 4's takes matrix options).
 # SANITIZE overrides the compute-sanitizer tools of the learner's grade, which are otherwise read from
 # the solution (_workbook_grade_sanitizers): e.g. SANITIZE memcheck for an exercise whose kernels
 # are a library's.
+# REQUIRES_ARCH: the exercise needs more than sm_75 (common/arch_requirement.h). 80: its file compiles
+# for the build's architectures from 80 up (80 when there are none); 90a: for sm_90a only (wgmma, TMA).
+# Its lessons and tests then skip (exit 77) with one line on a GPU that cannot run it, and the
+# registry's `requires` column tells the workbook tool (list, doctor, check).
+# TIMEOUT: CTest's limit for its tests and lesson run instead of WORKBOOK_GPU_TEST_TIMEOUT (short for
+# rungs whose bugs hang, e.g. mbarrier waits); the registry's `test_timeout` column passes it on to
+# `workbook check`.
 #
 # One call per exercise, from its phase's CMakeLists.txt. For id 0.02 and name vector_add in
 # phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
@@ -52,10 +60,53 @@ endfunction()
 
 set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS "")
 
+# The entries of CMAKE_CUDA_ARCHITECTURES from `minimum` up ("75;80;86-real" and 80 -> "80;86-real"),
+# or `minimum` itself when none is (or for native/all/all-major, which cannot be filtered here: then
+# `minimum` with its PTX, which the driver compiles for any newer GPU).
+function(_workbook_architectures_from minimum out_var)
+  set(kept "")
+  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(arch MATCHES "^([0-9]+)" AND CMAKE_MATCH_1 GREATER_EQUAL minimum)
+      list(APPEND kept ${arch})
+    endif()
+  endforeach()
+  if(NOT kept)
+    set(kept ${minimum})
+  endif()
+  set(${out_var} "${kept}" PARENT_SCOPE)
+endfunction()
+
+# workbook_target_requires_arch(<target> 80|90a): compiles a target's CUDA sources only for what
+# REQUIRES_ARCH names. 90a is no entry of CMAKE_CUDA_ARCHITECTURES that CMake 3.25 knows, so the
+# property is turned off and the one -gencode given by hand (the -arch=sm_90a shorthand misbehaves
+# with nvcc 13.0): SASS for sm_90a only, no PTX (sm_90a PTX runs nowhere else anyway).
+function(workbook_target_requires_arch target arch)
+  if(arch STREQUAL "90a")
+    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES OFF)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_90a,code=sm_90a>)
+  elseif(arch STREQUAL "80")
+    _workbook_architectures_from(80 archs)
+    set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+  else()
+    message(FATAL_ERROR "workbook_target_requires_arch(${target}): takes 80 or 90a, got '${arch}'")
+  endif()
+endfunction()
+
 function(workbook_exercise id name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN" "SMOKE_ARGS;LIBS;TEST_LIBS;SANITIZE")
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN;REQUIRES_ARCH;TIMEOUT"
+                        "SMOKE_ARGS;LIBS;TEST_LIBS;SANITIZE")
   if(NOT ARG_LESSON_MAIN)
     set(ARG_LESSON_MAIN workbook_lesson_main)
+  endif()
+  if(ARG_REQUIRES_ARCH AND NOT ARG_REQUIRES_ARCH MATCHES "^(80|90a)$")
+    message(FATAL_ERROR "workbook_exercise(${id} ${name}): REQUIRES_ARCH takes 80 or 90a, got '${ARG_REQUIRES_ARCH}'")
+  endif()
+  set(test_timeout ${WORKBOOK_GPU_TEST_TIMEOUT})
+  if(ARG_TIMEOUT)
+    if(NOT ARG_TIMEOUT MATCHES "^[1-9][0-9]*$")
+      message(FATAL_ERROR "workbook_exercise(${id} ${name}): TIMEOUT takes seconds, got '${ARG_TIMEOUT}'")
+    endif()
+    set(test_timeout ${ARG_TIMEOUT})
   endif()
   if(NOT ARG_FAILS_WITH)
     message(FATAL_ERROR "workbook_exercise(${id} ${name}): FAILS_WITH is required (the stub's expected failure text)")
@@ -81,6 +132,17 @@ function(workbook_exercise id name)
   add_library(${base}_test_obj OBJECT ${test_source})
   target_link_libraries(${base}_test_obj PRIVATE workbook_testing ${ARG_TEST_LIBS})
 
+  # The requirement, registered in the lessons and tests of both variants (not in phase benchmarks,
+  # which link the solution objects and check each rung themselves).
+  set(requirement_objects "")
+  if(ARG_REQUIRES_ARCH)
+    add_library(${base}_requires OBJECT ${PROJECT_SOURCE_DIR}/common/arch_requirement_registration.cpp)
+    target_link_libraries(${base}_requires PRIVATE workbook_common)
+    target_compile_definitions(${base}_requires PRIVATE
+      WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_REQUIRES_ARCH="${ARG_REQUIRES_ARCH}")
+    set(requirement_objects $<TARGET_OBJECTS:${base}_requires>)
+  endif()
+
   foreach(variant IN ITEMS learner solution)
     if(variant STREQUAL "learner")
       set(source ${stub})
@@ -93,22 +155,25 @@ function(workbook_exercise id name)
     target_link_libraries(${base}${suffix}_obj PUBLIC workbook_common ${ARG_LIBS})
     target_compile_definitions(${base}${suffix}_obj PRIVATE
       WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_VARIANT="${variant}")
+    if(ARG_REQUIRES_ARCH)
+      workbook_target_requires_arch(${base}${suffix}_obj ${ARG_REQUIRES_ARCH})
+    endif()
 
-    add_executable(${base}${suffix} $<TARGET_OBJECTS:${base}${suffix}_obj>)
+    add_executable(${base}${suffix} $<TARGET_OBJECTS:${base}${suffix}_obj> ${requirement_objects})
     target_link_libraries(${base}${suffix} PRIVATE ${base}${suffix}_obj ${ARG_LESSON_MAIN})
 
     add_executable(${base}${suffix}_test
-      $<TARGET_OBJECTS:${base}${suffix}_obj> $<TARGET_OBJECTS:${base}_test_obj>)
+      $<TARGET_OBJECTS:${base}${suffix}_obj> $<TARGET_OBJECTS:${base}_test_obj> ${requirement_objects})
     target_link_libraries(${base}${suffix}_test PRIVATE ${base}${suffix}_obj workbook_test_main_gpu ${ARG_TEST_LIBS})
 
     add_test(NAME ${id}.${name}.${variant} COMMAND ${base}${suffix}_test)
     set_tests_properties(${id}.${name}.${variant} PROPERTIES
-      LABELS "${variant};gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_GPU_TEST_TIMEOUT})
+      LABELS "${variant};gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${test_timeout})
   endforeach()
 
   add_test(NAME ${id}.${name}.lesson COMMAND ${base}_solution ${ARG_SMOKE_ARGS})
   set_tests_properties(${id}.${name}.lesson PROPERTIES
-    LABELS "solution;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_GPU_TEST_TIMEOUT}
+    LABELS "solution;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${test_timeout}
     PASS_REGULAR_EXPRESSION " PASS")
 
   # The learner's grade: these tools on the learner test, by ctest --preset learner and by
@@ -164,8 +229,10 @@ function(workbook_exercise id name)
   if(sanitizers STREQUAL "")
     set(sanitizers none)
   endif()
+  # Then what the GPU must be ("", 80, 90a) and the graded test's own time limit in seconds (TIMEOUT,
+  # or empty: the tool's default).
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS
-    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}")
+    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}\t${ARG_REQUIRES_ARCH}\t${ARG_TIMEOUT}")
 endfunction()
 
 # workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
@@ -214,16 +281,23 @@ function(workbook_sanitizer_catches test_name)
     LABELS "gpu;grader;p${ARG_PHASE}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
 endfunction()
 
-# workbook_grader_selftest(<phase> LIBS <targets...> [PLANTED_SANITIZER_BUGS])
+# workbook_grader_selftest(<phase> LIBS <targets...> [PLANTED_SANITIZER_BUGS] [SOURCES_90A <files...>])
 # The grader's own test, from the phase's tests/grader_selftest.cpp and tests/wrong_kernels.cu:
 # pN_grader_selftest, CTest gpu.pN.grader (planted bugs must fail with their diagnosis, a correct
 # kernel must pass). PLANTED_SANITIZER_BUGS: its [planted-race] and [planted-overread] cases fool the
 # plain grader on purpose, and gpu.pN.sanitizer-race / -overread prove the grade's racecheck and
-# exact-input memcheck catch them.
+# exact-input memcheck catch them. SOURCES_90A: more planted kernels, compiled for sm_90a only
+# (wgmma, TMA: phase 1's Hopper bugs); the self-test runs them only on a Hopper GPU.
 function(workbook_grader_selftest phase)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "PLANTED_SANITIZER_BUGS" "" "LIBS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "PLANTED_SANITIZER_BUGS" "" "LIBS;SOURCES_90A")
   set(target p${phase}_grader_selftest)
   add_executable(${target} tests/grader_selftest.cpp tests/wrong_kernels.cu)
+  if(ARG_SOURCES_90A)
+    add_library(${target}_sm90a OBJECT ${ARG_SOURCES_90A})
+    target_link_libraries(${target}_sm90a PRIVATE ${ARG_LIBS})
+    workbook_target_requires_arch(${target}_sm90a 90a)
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${target}_sm90a>)
+  endif()
   target_link_libraries(${target} PRIVATE ${ARG_LIBS} workbook_test_main_gpu)
   add_test(NAME gpu.p${phase}.grader COMMAND ${target})
   set_tests_properties(gpu.p${phase}.grader PROPERTIES LABELS "gpu;grader;p${phase}" SKIP_RETURN_CODE 77)
@@ -239,7 +313,7 @@ endfunction()
 function(workbook_finalize)
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
   set(text "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\tphase\ttarget")
-  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\tsanitizers\n")
+  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\tsanitizers\trequires\ttest_timeout\n")
   foreach(row IN LISTS rows)
     string(APPEND text "${row}\n")
   endforeach()

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/arch_requirement.h"
 #include "common/gpu.h"
 
 namespace wb {
@@ -43,6 +44,12 @@ GpuStatus probe_gpu(int device) {
       status.message += ". This build has no code for " + sm_name(major, minor) +
                         ": reconfigure with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(major * 10 + minor);
     }
+    return status;
+  }
+  // An exercise that needs a newer GPU (1.10 sm_80, 1.11-1.13 Hopper) skips here, never fails.
+  const ArchRequirement* need = registered_arch_requirement();
+  if (need != nullptr && !arch_requirement_met(need->arch, major * 10 + minor)) {
+    status.message = "SKIPPED: " + arch_requirement_unmet(need->id, need->name, need->arch, major * 10 + minor);
     return status;
   }
   status.usable = true;

@@ -25,19 +25,26 @@ T value_from_bits(std::uint64_t bits) {
   } else if constexpr (sizeof(T) == 4) {
     const std::uint32_t b = static_cast<std::uint32_t>(bits);
     std::memcpy(&value, &b, 4);
+  } else if constexpr (sizeof(T) == 2) {
+    // Through void*: __nv_bfloat16 and __half are classes, whose bits GCC would rather not see copied.
+    const std::uint16_t b = static_cast<std::uint16_t>(bits);
+    std::memcpy(static_cast<void*>(&value), &b, 2);
   } else {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "poison/canary values exist for 4- and 8-byte types");
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                  "poison/canary values exist for 2-, 4- and 8-byte types");
   }
   return value;
 }
 
+// 2-byte types (__nv_bfloat16, __half): 0x7FDE and 0x7FCA are quiet NaNs in both BF16 (8 exponent
+// bits) and FP16 (5 exponent bits), so a kernel that reads a canary or a poisoned input gets NaN.
 template <typename T>
 T poison_value() {
-  return value_from_bits<T>(sizeof(T) == 8 ? 0x7FF8DEADDEADDEADull : 0x7FC0DEADull);
+  return value_from_bits<T>(sizeof(T) == 8 ? 0x7FF8DEADDEADDEADull : sizeof(T) == 2 ? 0x7FDEull : 0x7FC0DEADull);
 }
 template <typename T>
 T canary_value() {
-  return value_from_bits<T>(sizeof(T) == 8 ? 0x7FF8CA7CA7CA7CA7ull : 0x7FC0CA7Cull);
+  return value_from_bits<T>(sizeof(T) == 8 ? 0x7FF8CA7CA7CA7CA7ull : sizeof(T) == 2 ? 0x7FCAull : 0x7FC0CA7Cull);
 }
 template <typename T>
 bool same_bits(T a, T b) {

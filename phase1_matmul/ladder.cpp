@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 // p1_ladder: every rung of the reference SGEMM ladder at several sizes against cuBLAS, measured in
-// one run. Writes a CSV (for a plot of the ladder against the cuBLAS line) and prints a table.
+// one run, then the BF16 tensor-core rungs (1.10-1.13) against "cuBLAS BF16 best" (the faster of
+// cublasGemmEx and cublasLtMatmul), each where this GPU can run it. Writes a CSV (for a plot of the
+// ladder against the cuBLAS line; precision fp32, tf32 or bf16) and prints a table.
 //   p1_ladder [--sizes 1024,2048,4096,8192] [--repeat N] [--out p1_ladder.csv]
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "common/arch_requirement.h"
 #include "common/args.h"
 #include "common/bench_tool.h"
 #include "common/device.h"
@@ -38,11 +42,39 @@ const std::vector<Rung>& rungs() {
   return all;
 }
 
+struct Bf16Rung {
+  const char* id;
+  const char* exercise;  // as workbook_exercise names it, for the skip line
+  const char* name;
+  Bf16MatmulLauncher launch;
+  const char* requires;  // REQUIRES_ARCH of its workbook_exercise line
+};
+
+const std::vector<Bf16Rung>& bf16_rungs() {
+  static const std::vector<Bf16Rung> all = {
+      {"1.10", "mma_sync", "matmul_mma_sync_bf16", matmul_mma_sync_bf16, "80"},
+      {"1.11", "wgmma", "matmul_wgmma_bf16", matmul_wgmma_bf16, "90a"},
+      {"1.12", "tma", "matmul_tma_bf16", matmul_tma_bf16, "90a"},
+      {"1.13", "warp_specialized", "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16, "90a"},
+  };
+  return all;
+}
+
+// Repeats for one rung: slow rungs (the naive kernel at 8192 takes seconds) get fewer.
+template <typename TimeFn>
+double median_ms(TimeFn time, int repeat) {
+  const double once = time(wb::BenchOptions{0, 1, false}).median_ms;
+  const int reps = once > 200.0 ? 3 : repeat;
+  return time(wb::BenchOptions{1, reps, false}).median_ms;
+}
+
 const wb::BenchToolSpec kTool = {
     "p1_ladder",
     "usage: p1_ladder [--sizes 1024,2048,4096,8192] [--repeat N] [--out p1_ladder.csv]\n"
     "Runs every rung of the reference SGEMM ladder and cuBLAS at each size (M = N = K) in one process,\n"
-    "verifies each result, and writes median time, GFLOP/s, % of the peak and % of cuBLAS as CSV.\n",
+    "then the BF16 tensor-core rungs this GPU can run against the faster of cublasGemmEx and\n"
+    "cublasLtMatmul, verifies each result, and writes median time, GFLOP/s, % of the peak and % of\n"
+    "cuBLAS (at the rung's precision) as CSV.\n",
     {"--sizes"},
     10,
     "p1_ladder.csv"};
@@ -72,18 +104,29 @@ int main(int argc, char** argv) {
     std::printf("%s\n%-5s %-24s %6s %10s %12s %10s %12s  %s\n", wb::describe(device).c_str(), "id", "launcher", "size",
                 "ms", "GFLOP/s", "% peak", "% of cuBLAS", "check");
     bool all_pass = true;
+    // The BF16 rungs this GPU cannot run (1.11-1.13 need Hopper, 1.10 sm_80) are skipped, said once.
+    const int cc = device.cc_major * 10 + device.cc_minor;
+    std::vector<const Bf16Rung*> runnable;
+    for (const Bf16Rung& rung : bf16_rungs()) {
+      if (wb::arch_requirement_met(rung.requires, cc))
+        runnable.push_back(&rung);
+      else
+        std::printf("%-5s %-24s skipped: %s\n", rung.id, rung.name,
+                    wb::arch_requirement_unmet(rung.id, rung.exercise, rung.requires, cc).c_str());
+    }
+    const double bf16_peak = bf16_peak_gflops(device);
     for (int n : sizes) {
-      MatmulBench bench(MatmulShape{n, n, n}, wb::kDefaultSeed);
+      const MatmulShape shape{n, n, n};
+      // Freed before the BF16 operands are made (8192 fits either way, on smaller GPUs too).
+      auto fp32_bench = std::make_unique<MatmulBench>(shape, wb::kDefaultSeed);
+      MatmulBench& bench = *fp32_bench;
       const wb::BenchOptions options{2, repeat, false};
       const double fp32_library = bench.time_library(MatmulPrecision::FP32, options).median_ms;
       const double tf32_library = bench.time_library(MatmulPrecision::TF32, options).median_ms;
       for (const Rung& rung : rungs()) {
         const bool pass = bench.verify(rung.name, rung.launch, rung.precision);
         all_pass = all_pass && pass;
-        // Slow rungs (the naive kernel at 8192 takes seconds) get fewer repeats.
-        const double once = bench.time(rung.launch, wb::BenchOptions{0, 1, false}).median_ms;
-        const int reps = once > 200.0 ? 3 : repeat;
-        const double ms = bench.time(rung.launch, wb::BenchOptions{1, reps, false}).median_ms;
+        const double ms = median_ms([&](const wb::BenchOptions& o) { return bench.time(rung.launch, o); }, repeat);
         const double library = rung.precision == MatmulPrecision::FP32 ? fp32_library : tf32_library;
         const double gflops = wb::gflop_per_s(MatmulShape{n, n, n}.flop(), ms);
         const double peak = 100.0 * gflops / matmul_peak_gflops(device, rung.precision);
@@ -100,6 +143,36 @@ int main(int argc, char** argv) {
       std::fprintf(csv, "%s,%s,%d,-,cublasSgemm,fp32,%.4f,%.1f,%.2f,%.4f,100.00,PASS\n", device.name.c_str(),
                    date.c_str(), n, fp32_library, cublas_gflops, 100.0 * cublas_gflops / wb::fp32_peak_gflops(device),
                    fp32_library);
+      std::fflush(stdout);
+      fp32_bench.reset();
+      if (runnable.empty()) continue;
+
+      // BF16: each runnable rung against the faster of cublasGemmEx and cublasLtMatmul on the same data.
+      Bf16MatmulBench bf16(shape, wb::kDefaultSeed);
+      const Bf16LibraryTiming library = bf16.time_library(wb::BenchOptions{2, repeat, false});
+      const double best = library.best_ms();
+      auto bf16_row = [&](const char* id, const char* name, double ms, const char* status) {
+        const double gflops = wb::gflop_per_s(shape.flop(), ms);
+        const double peak = bf16_peak > 0 ? 100.0 * gflops / bf16_peak : 0.0;
+        std::printf("%-5s %-24s %6d %10.3f %12.0f %9.1f%% %11.1f%%  %s\n", id, name, n, ms, gflops, peak,
+                    100.0 * best / ms, status);
+        std::fprintf(csv, "%s,%s,%d,%s,%s,bf16,%.4f,%.1f,%.2f,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n, id,
+                     name, ms, gflops, peak, best, 100.0 * best / ms, *status ? status : "PASS");
+      };
+      for (const Bf16Rung* rung : runnable) {
+        const bool pass = bf16.verify(rung->name, rung->launch);
+        all_pass = all_pass && pass;
+        const double ms = median_ms([&](const wb::BenchOptions& o) { return bf16.time(rung->launch, o); }, repeat);
+        bf16_row(rung->id, rung->name, ms, pass ? "PASS" : "FAIL");
+      }
+      // "cuBLAS BF16 best" is the faster of the two; both are rows (launcher = the cuBLAS call).
+      bf16_row("-", library.best_name(), best, "");
+      if (library.lt_found) {
+        const bool lt_best = library.lt_wins();
+        bf16_row("-", lt_best ? "cublasGemmEx" : "cublasLtMatmul",
+                 lt_best ? library.gemm_ex.median_ms : library.lt.median_ms, "");
+      }
+      std::printf("      (cuBLAS BF16 best = %s)\n", library.best_name());
       std::fflush(stdout);
     }
     std::fclose(csv);

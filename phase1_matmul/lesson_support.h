@@ -10,6 +10,7 @@
 
 #include "common/lesson.h"
 #include "phase1_matmul/matmul.cuh"
+#include "phase1_matmul/matmul_bf16.cuh"
 #include "phase1_matmul/reference.h"
 
 struct MatmulShape {
@@ -53,3 +54,57 @@ MatmulShape parse_matmul_shape(const std::string& text);
 int tf32_flop_per_clock_per_sm(int cc_major, int cc_minor);
 // The peak a rung is measured against: FP32 (SMs x lanes x 2 x clock) or the TF32 tensor peak.
 double matmul_peak_gflops(const wb::DeviceInfo& device, MatmulPrecision precision);
+
+// ---- the BF16 rungs 1.10-1.13 (bf16_lesson.cpp) ----------------------------------------------------
+
+// The library yardstick of a BF16 rung: cuBLAS's two ways to the same GEMM (BF16 A and B, FP32 C and
+// accumulation), timed on the same data in the same run; the faster one is the line to beat.
+struct Bf16LibraryTiming {
+  wb::TimingStats gemm_ex;  // cublasGemmEx, default algorithm
+  wb::TimingStats lt;       // cublasLtMatmul, its top heuristic algorithm with a 32 MiB workspace
+  bool lt_found = false;    // false: cuBLASLt offered no algorithm (then GemmEx alone is the yardstick)
+  bool lt_wins() const { return lt_found && lt.median_ms < gemm_ex.median_ms; }
+  double best_ms() const { return lt_wins() ? lt.median_ms : gemm_ex.median_ms; }
+  const char* best_name() const { return lt_wins() ? "cublasLtMatmul" : "cublasGemmEx"; }
+};
+
+class Bf16MatmulBench {
+ public:
+  // Random A and B in [-1, 1] from `seed`, rounded to BF16 on the host and stored as BF16 on the
+  // device; the reference is cuBLAS pedantic FP32 on the same BF16 values widened to float (products of
+  // BF16 numbers are exact in FP32), with the magnitudes |A| |B|^T for the per-element bound.
+  Bf16MatmulBench(MatmulShape shape, std::uint64_t seed);
+  ~Bf16MatmulBench();
+  Bf16MatmulBench(const Bf16MatmulBench&) = delete;
+  Bf16MatmulBench& operator=(const Bf16MatmulBench&) = delete;
+
+  const MatmulShape& shape() const { return shape_; }
+  // C = A B^T (alpha 1, beta 0) with `launch`; true when within the BF16 bound (reference.h) and the
+  // guards are intact, else prints the report to stderr.
+  bool verify(const std::string& what, Bf16MatmulLauncher launch);
+  wb::TimingStats time(Bf16MatmulLauncher launch, const wb::BenchOptions& options);
+  // cublasGemmEx and cublasLtMatmul, each verified once (a wrong call would be a meaningless yardstick),
+  // then timed.
+  Bf16LibraryTiming time_library(const wb::BenchOptions& options);
+
+ private:
+  struct Buffers;
+  MatmulShape shape_;
+  std::unique_ptr<Buffers> buffers_;
+};
+
+// The lesson of a BF16 rung: --size N (a cube) or MxNxK, default 4096^3; verify, time the rung,
+// verify again, time the cuBLAS yardstick, print the result line (GFLOP/s, % of the BF16 tensor peak,
+// % of "cuBLAS BF16 best") after a line naming cuBLAS's two times.
+int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16MatmulLauncher launch);
+
+// Dense BF16 tensor-core FLOP per clock per SM with FP32 accumulation (NVIDIA architecture
+// whitepapers): 4096 on Hopper (H100 SXM: 132 SMs x 1830 MHz x 4096 = 989 TFLOP/s), 2048 on the A100
+// (108 x 1410 MHz x 2048 = 312), 1024 on other Ampere and Ada GPUs (sm_86, sm_87, sm_89); 0 where
+// unknown or absent (Turing has no BF16 tensor cores).
+int bf16_flop_per_clock_per_sm(int cc_major, int cc_minor);
+// The peak from the attributes: SMs x that x the peak SM clock. GeForce Ampere and Ada boards run BF16
+// with FP32 accumulation at half rate (RTX 4090: 165 dense TFLOP/s, not 330), so for a device named
+// GeForce the rate halves. The attribute's clock is the highest boost clock (1980 MHz on the H100 SXM,
+// giving 1070 TFLOP/s), above the 1830 MHz NVIDIA quotes its 989 at.
+double bf16_peak_gflops(const wb::DeviceInfo& device);

@@ -35,7 +35,8 @@ void matmul_tma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, c
 void matmul_warp_specialized_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                   const __nv_bfloat16* B, float beta, float* C, cudaStream_t stream);
 
-// Whether the 16-byte fast paths can take these inputs (K % 8 == 0, A and B 16-byte aligned).
+// Whether the 16-byte fast paths can take these inputs (K > 0, K % 8 == 0, A and B 16-byte aligned):
+// K = 0 takes the fallback too (C = beta * C; a TMA descriptor cannot describe an empty dimension).
 bool bf16_fast_path_ok(int K, const __nv_bfloat16* A, const __nv_bfloat16* B);
 // The fallback for everything else: one thread per output, FP32 accumulation (any shape, any alignment).
 void matmul_bf16_fallback(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "common/check_cublas.h"
 #include "common/data.h"
@@ -35,8 +36,11 @@ void gemm_reference_cpu(int M, int N, int K, float alpha, const std::vector<floa
 }
 
 wb::Tolerance gemm_tolerance(int K, double magnitude, MatmulPrecision precision) {
-  double bound = (static_cast<double>(K) + 2.0) * wb::kFloatEpsilon * magnitude;
+  const double k = static_cast<double>(K);
+  double bound = (k + 2.0) * wb::kFloatEpsilon * magnitude;
   if (precision == MatmulPrecision::TF32) bound += 2.0 * std::ldexp(1.0, -11) * magnitude;
+  // Truncating tensor-core additions (reference.h): unit roundoff 2u, one more truncation per block.
+  if (precision == MatmulPrecision::BF16) bound = 2.0 * wb::kFloatEpsilon * (k + std::ceil(k / 4.0) + 2.0) * magnitude;
   return wb::Tolerance{bound + 1e-30, 0.0};
 }
 
@@ -62,4 +66,82 @@ void gemm_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alp
   // C^T (N x M) = B^T (N x K) * A^T (K x M), passing B first; leading dimensions are row lengths
   // (at least 1, which cuBLAS demands even when K = 0).
   CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K > 0 ? K : 1, &beta, C, N));
+}
+
+void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A,
+                           const std::vector<float>& B, float beta, const std::vector<float>& C,
+                           std::vector<double>& out, std::vector<double>& magnitude) {
+  const std::size_t m = static_cast<std::size_t>(M), n = static_cast<std::size_t>(N), k = static_cast<std::size_t>(K);
+  out.assign(m * n, 0.0);
+  magnitude.assign(m * n, 0.0);
+  for (std::size_t i = 0; i < m; ++i) {
+    const float* a = A.data() + i * k;
+    for (std::size_t j = 0; j < n; ++j) {
+      // Row i of A against row j of B: both contiguous.
+      const float* b = B.data() + j * k;
+      double sum = 0.0, sum_abs = 0.0;
+      for (std::size_t p = 0; p < k; ++p) {
+        const double product = double(a[p]) * double(b[p]);
+        sum += product;
+        sum_abs += std::fabs(product);
+      }
+      const double c = beta == 0.0f ? 0.0 : static_cast<double>(C[i * n + j]);  // beta = 0 never reads C
+      out[i * n + j] = static_cast<double>(alpha) * sum + static_cast<double>(beta) * c;
+      magnitude[i * n + j] = std::fabs(static_cast<double>(alpha)) * sum_abs + std::fabs(beta * c);
+    }
+  }
+}
+
+void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A,
+                              const float* B, float beta, float* C, cudaStream_t stream) {
+  if (M == 0 || N == 0) return;
+  CUBLAS_CHECK(cublasSetStream(handle, stream));
+  CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
+  // Both stored matrices have rows of K elements: leading dimension K (at least 1, as cuBLAS demands).
+  const int ld = K > 0 ? K : 1;
+  CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, ld, A, ld, &beta, C, N));
+}
+
+float round_to_bf16(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, 4);
+  if (std::isnan(x)) {
+    bits = (bits | 0x00400000u) & 0xFFFF0000u;  // stays a (quiet) NaN after dropping the low half
+  } else {
+    // Round to nearest, ties to even, on the 16 bits that are dropped; a carry into the exponent is
+    // the right result (up to infinity).
+    bits += 0x7FFFu + ((bits >> 16) & 1u);
+    bits &= 0xFFFF0000u;
+  }
+  float rounded = 0;
+  std::memcpy(&rounded, &bits, 4);
+  return rounded;
+}
+
+std::vector<__nv_bfloat16> to_bf16(const std::vector<float>& values) {
+  std::vector<__nv_bfloat16> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const float rounded = round_to_bf16(values[i]);
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &rounded, 4);
+    __nv_bfloat16_raw raw;
+    raw.x = static_cast<unsigned short>(bits >> 16);
+    out[i] = raw;
+  }
+  return out;
+}
+
+std::vector<float> widen_bf16(const std::vector<__nv_bfloat16>& values) {
+  std::vector<float> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const __nv_bfloat16_raw raw = values[i];
+    const std::uint32_t bits = std::uint32_t(raw.x) << 16;
+    std::memcpy(&out[i], &bits, 4);
+  }
+  return out;
+}
+
+std::vector<float> rounded_to_bf16(std::vector<float> values) {
+  for (float& x : values) x = round_to_bf16(x);
+  return values;
 }

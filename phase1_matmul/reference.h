@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -13,7 +14,9 @@
 #include "common/verify.h"
 
 // How the kernel under test rounds its inputs: FP32 keeps them, TF32 rounds each to 10 mantissa bits.
-enum class MatmulPrecision { FP32, TF32 };
+// BF16 (1.10-1.13): the inputs are BF16 already (the reference is computed from the very same
+// values), FP32 accumulation on tensor cores.
+enum class MatmulPrecision { FP32, TF32, BF16 };
 
 // out = alpha * A * B + beta * C in double (row-major). magnitude[i] = |alpha| sum_k |a_ik b_kj| +
 // |beta| |c_ij|: the scale of the rounding error of element i.
@@ -26,6 +29,18 @@ void gemm_reference_cpu(int M, int N, int K, float alpha, const std::vector<floa
 // Algorithms, 3.1), u = 2^-24; alpha, beta and the final add cost two more roundings: (K + 2) * u *
 // magnitude. TF32 inputs first round each of a and b by up to 2^-11 relative, which adds about
 // 2 * 2^-11 * |alpha| sum |a b| (bounded here by the whole magnitude).
+// BF16: the inputs cost nothing (the reference uses the same BF16 values, and a product of two BF16
+// numbers, 8 significant bits each, is exact in FP32), but tensor cores do not add the way FP32 units
+// do. Fasi, Higham, Mikaitis and Pranesh ("Numerical behavior of NVIDIA tensor cores", PeerJ Computer
+// Science 7:e330, 2021) found that they add a block of b exact products and the accumulator in one
+// step: every addend is aligned to the largest exponent and truncated (rounded toward zero, no guard
+// bits), then the sum is normalized, truncating again. A truncation errs by up to one ulp, twice
+// round-to-nearest's half ulp, so the unit roundoff doubles to 2u: each of the K addends loses up to
+// 2u of the block's largest addend, and each of the ceil(K / b) normalizations 2u of the running sum.
+// With b >= 4 (4 on V100, 8 and more on A100 and Hopper), both at most `magnitude`, plus the two
+// roundings of alpha and beta: 2u (K + ceil(K / 4) + 2) * magnitude. The plain 2 (K + 2) u (Higham's
+// bound with u doubled) is tighter but can be exceeded in that worst case, and a correct kernel must
+// never fail the bound.
 wb::Tolerance gemm_tolerance(int K, double magnitude, MatmulPrecision precision);
 
 // The bound for comparing a float result with a reference: gemm_tolerance on `slack` x magnitude
@@ -42,3 +57,26 @@ std::vector<float> random_small_integers(std::size_t n, std::uint64_t seed, int 
 // TF32), row-major through the transpose identity C^T = B^T A^T. Used as the reference for large sizes.
 void gemm_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A, const float* B,
                            float beta, float* C, cudaStream_t stream);
+
+// ---- the BF16 rungs (matmul_bf16.cuh): C = alpha * A * B^T + beta * C, B stored N x K ----------------
+
+// out = alpha * A * B^T + beta * C in double, A M x K and B N x K row-major (so element (i, j) is the
+// dot product of row i of A and row j of B); magnitude as gemm_reference_cpu. Pass the BF16 inputs
+// widened to float (widen_bf16): every BF16 value is exactly a float.
+void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A,
+                           const std::vector<float>& B, float beta, const std::vector<float>& C,
+                           std::vector<double>& out, std::vector<double>& magnitude);
+
+// The same on the device: cublasSgemm in pedantic FP32 on the widened inputs (products of BF16 values
+// are exact in FP32, so only the additions round, to nearest). Column-major, row-major C = A B^T is
+// C^T (N x M) = B (N x K) * A^T (K x M): B is the column-major K x N matrix B^T, transposed back.
+void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A,
+                              const float* B, float beta, float* C, cudaStream_t stream);
+
+// BF16 on the host: round to nearest even (as __float2bfloat16_rn; NaN stays NaN, overflow gives
+// infinity), and back (exact: BF16 is the top half of a float).
+float round_to_bf16(float x);
+std::vector<__nv_bfloat16> to_bf16(const std::vector<float>& values);
+std::vector<float> widen_bf16(const std::vector<__nv_bfloat16>& values);
+// `values` rounded to BF16 and widened back: the floats a BF16 kernel actually multiplies.
+std::vector<float> rounded_to_bf16(std::vector<float> values);

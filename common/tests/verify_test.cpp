@@ -4,6 +4,8 @@
 #include "common/verify.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -134,6 +136,24 @@ TEST_CASE("poison and canary are distinct NaN patterns that survive a copy", "[h
   CHECK_FALSE(wb::same_bits(poison, std::numeric_limits<float>::quiet_NaN()));
   float copy = poison;
   CHECK(wb::same_bits(copy, poison));
+}
+
+TEST_CASE("2-byte poison and canary are distinct NaNs in BF16 and FP16", "[host][verify]") {
+  // BF16 inputs of the tensor-core rungs live in guarded buffers: reading a canary must give NaN.
+  const std::uint16_t poison = wb::poison_value<std::uint16_t>(), canary = wb::canary_value<std::uint16_t>();
+  CHECK(poison != canary);
+  for (const std::uint16_t bits : {poison, canary}) {
+    CAPTURE(bits);
+    CHECK((bits & 0x7F80u) == 0x7F80u);  // BF16: exponent all ones ...
+    CHECK((bits & 0x007Fu) != 0u);       // ... and a non-zero mantissa: NaN, not infinity
+    CHECK((bits & 0x7C00u) == 0x7C00u);  // FP16: the same
+    CHECK((bits & 0x03FFu) != 0u);
+    // Widened to float (BF16 is the top half of a float), still NaN.
+    float widened = 0;
+    const std::uint32_t word = std::uint32_t(bits) << 16;
+    std::memcpy(&widened, &word, 4);
+    CHECK(std::isnan(widened));
+  }
 }
 
 TEST_CASE("inspect_guards finds writes past the end and before the start", "[host][verify]") {

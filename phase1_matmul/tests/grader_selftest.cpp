@@ -95,3 +95,74 @@ TEST_CASE("planted over-read: tile loads past the end of A and B, zeroed, pass t
           "[gpu][grader][p1][planted-overread]") {
   check_passes_plain_grader(planted_tiled_reads_past_end_masked);
 }
+
+// ---- BF16 (1.10-1.13) ---------------------------------------------------------------------------------
+namespace {
+void check_bf16_plants(const std::vector<Bf16Plant>& plants) {
+  for (const Bf16Plant& p : plants) {
+    INFO("planted: " << p.what);
+    const std::string verdict = grade_matmul_bf16("planted", p.launch, p.shape, p.exact, wb::test::seed());
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("the BF16 grader accepts a correct kernel and the fallback, and names every planted bug",
+          "[gpu][grader][p1][bf16]") {
+  const std::vector<Bf16Plant> plants = {
+      {"a correct kernel, exact inputs", planted_bf16_correct, {127, 129, 136, 2.0f, -1.0f}, true, ""},
+      {"a correct kernel, random inputs", planted_bf16_correct, {127, 129, 136, 2.0f, -1.0f}, false, ""},
+      {"a correct kernel, random inputs against cuBLAS",
+       planted_bf16_correct,
+       {1000, 1000, 1000, 0.5f, 2.0f},
+       false,
+       ""},
+      {"a correct kernel with K = 0", planted_bf16_correct, {17, 19, 0, 1.0f, 0.5f}, true, ""},
+      {"a correct kernel on A + 1", planted_bf16_correct, {65, 63, 64, 1.0f, 0.0f, 1, 0}, false, ""},
+      {"the fallback, exact inputs, K % 8 != 0", matmul_bf16_fallback, {33, 17, 13, 1.0f, 0.0f}, true, ""},
+      {"the fallback, random inputs", matmul_bf16_fallback, {129, 127, 264, 2.0f, -1.0f}, false, ""},
+      {"the fallback on B + 1", matmul_bf16_fallback, {63, 65, 64, 2.0f, -1.0f, 0, 1}, false, ""},
+      {"the fallback with K = 0 and beta = 0 (NaN in C)", matmul_bf16_fallback, {17, 19, 0, 1.0f, 0.0f}, true, ""},
+      {"dropping the partial last K tile (exact inputs)",
+       planted_bf16_drops_k_tail,
+       {63, 65, 72, 1.0f, 0.0f},
+       true,
+       "the sum over k < 64 only"},
+      {"dropping the partial last K tile (random inputs)",
+       planted_bf16_drops_k_tail,
+       {63, 65, 72, 1.0f, 0.0f},
+       false,
+       "values are wrong"},
+      {"reading C when beta = 0",
+       planted_bf16_reads_c_when_beta_zero,
+       {31, 33, 24, 1.0f, 0.0f},
+       true,
+       "beta = 0 must not read C"},
+      {"reading B as K x N", planted_bf16_b_as_kxn, {64, 48, 32, 1.0f, 0.0f}, true, "B read as K x N"},
+      {"skipping the last partial tile of columns",
+       planted_bf16_skips_tail_cols,
+       {65, 129, 72, 1.0f, 0.0f},
+       true,
+       "Wrong only where column >= 128"},
+  };
+  check_bf16_plants(plants);
+}
+
+// The Hopper rungs' planted bugs (tests/wrong_kernels_hopper.cu, sm_90a code): only a Hopper GPU runs them.
+TEST_CASE("the BF16 grader names the Hopper rungs' planted bugs", "[gpu][grader][p1][bf16][hopper]") {
+  int major = 0, minor = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  const std::vector<Bf16Plant> plants = hopper_bf16_plants();
+  if (major * 10 + minor != 90) {
+    WARN("sm_" << major << minor << " is not Hopper: the " << plants.size() << " sm_90a planted bugs are not run");
+    return;
+  }
+  if (plants.empty()) WARN("no Hopper planted bugs yet (phase1_matmul/tests/wrong_kernels_hopper.cu)");
+  check_bf16_plants(plants);
+}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // One grader for every rung of the SGEMM ladder: exact-integer inputs (any correct kernel gives the
 // exact answer, so one missing term shows) and random inputs under the derived tolerance, on the
-// shapes that break tiled kernels, with poisoned C, NaN-ringed inputs and guard canaries.
+// shapes that break tiled kernels, with poisoned C, NaN-ringed inputs and guard canaries. The BF16
+// rungs (matmul_bf16.cuh: C = alpha A B^T + beta C) share it: the same inputs rounded to BF16 (the
+// reference uses the rounded values), BF16 input buffers ringed with BF16 NaNs, the same diagnoses.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "phase1_matmul/matmul.cuh"
+#include "phase1_matmul/matmul_bf16.cuh"
 #include "phase1_matmul/reference.h"
 
 struct MatmulCase {
@@ -29,3 +32,33 @@ std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCa
 // names the pattern of the error (e.g. "wrong only where row >= 64: the tail tile along M").
 void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c,
                   MatmulPrecision precision = MatmulPrecision::FP32);
+
+// ---- the BF16 rungs 1.10-1.13 ----------------------------------------------------------------------
+
+struct Bf16MatmulCase {
+  int M, N, K;
+  float alpha, beta;
+  // Elements by which A and B start past a 256-byte boundary: 1 makes them 2-byte aligned only, which
+  // the 16-byte fast paths must refuse (bf16_fast_path_ok) and hand to matmul_bf16_fallback.
+  int a_offset = 0, b_offset = 0;
+};
+
+// 1x1x1; ragged M and N (1, 15, 17, 63, 65, 127, 129, 251) with K % 8 == 0 but not a multiple of 64
+// (the fast path); M or N below one tile; tall and wide; whole tiles; K % 8 != 0 (33x17x13 and odd K:
+// the fallback); K = 0, M = 0, N = 0; alpha/beta other than 1/0 (beta = 0 always with NaN in C);
+// 1000^3, 4096^3 and 8192x1024x4096 (the large ones dropped under WB_SANITIZE).
+std::vector<Bf16MatmulCase> bf16_matmul_cases();
+// A + 1 and B + 1 (misaligned by one element) with K % 8 == 0: these must reach the fallback.
+std::vector<Bf16MatmulCase> bf16_misaligned_cases();
+
+// As grade_matmul, for a BF16 launcher (precision BF16, B stored N x K).
+std::string grade_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& c, bool exact,
+                              std::uint64_t seed);
+// As check_matmul: exact integers, then random BF16 values; the failure says which path (fast or
+// fallback) the case takes.
+void check_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& c);
+
+// For rungs whose bugs hang rather than fail (mbarrier waits: 1.12, 1.13). Prints, once, what usually
+// hangs, and from then on check_matmul_bf16 prints one line per case before running it: CTest kills a
+// hung test at its TIMEOUT and shows its output, so the learner sees the advice and the shape that hung.
+void watch_for_hangs(const char* rung);

@@ -2,9 +2,12 @@
 // The GEMM reference and the tolerance rule grade every rung, so they are tested on their own.
 #include "phase1_matmul/reference.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
+#include "common/data.h"
 #include "common/testing.h"
 
 TEST_CASE("gemm_reference_cpu computes alpha A B + beta C on row-major data", "[host][p1]") {
@@ -60,4 +63,126 @@ TEST_CASE("small-integer inputs make every summation order exact", "[host][p1]")
   }
   for (auto it = v.rbegin(); it != v.rend(); ++it) backward += *it * *it;
   CHECK(forward == backward);
+}
+
+// ---- the BF16 rungs ------------------------------------------------------------------------------
+
+TEST_CASE("gemm_nt_reference_cpu multiplies by B transposed (B stored N x K)", "[host][p1]") {
+  // A = [1 2 3; 4 5 6] (2x3); B = [1 0 1; 0 1 1] (2x3, so B^T = [1 0; 0 1; 1 1]), C = [1 1; 1 1].
+  const std::vector<float> A = {1, 2, 3, 4, 5, 6}, B = {1, 0, 1, 0, 1, 1}, C = {1, 1, 1, 1};
+  std::vector<double> out, magnitude;
+  gemm_nt_reference_cpu(2, 2, 3, 2.0f, A, B, -1.0f, C, out, magnitude);
+  CHECK(out == std::vector<double>{7, 9, 19, 21});  // the same product as the row-major test above
+  CHECK(magnitude == std::vector<double>{9, 11, 21, 23});
+  const std::vector<float> nan_c(4, std::nanf(""));
+  gemm_nt_reference_cpu(2, 2, 3, 1.0f, A, B, 0.0f, nan_c, out, magnitude);  // beta = 0 never reads C
+  CHECK(out == std::vector<double>{4, 5, 10, 11});
+  gemm_nt_reference_cpu(1, 2, 0, 1.0f, {}, {}, 0.5f, {2, 4}, out, magnitude);  // K = 0: beta C
+  CHECK(out == std::vector<double>{1, 2});
+}
+
+TEST_CASE("round_to_bf16 rounds to nearest even and keeps NaN, infinity and small integers", "[host][p1]") {
+  const float ulp1 = std::ldexp(1.0f, -7);  // BF16 keeps 7 mantissa bits: the spacing just above 1
+  CHECK(round_to_bf16(1.0f) == 1.0f);
+  CHECK(round_to_bf16(1.0f + ulp1) == 1.0f + ulp1);
+  CHECK(round_to_bf16(1.0f + 0.5f * ulp1) == 1.0f);                 // a tie goes to the even neighbour
+  CHECK(round_to_bf16(1.0f + 1.5f * ulp1) == 1.0f + 2.0f * ulp1);   // ... here the upper one
+  CHECK(round_to_bf16(1.0f + 0.75f * ulp1) == 1.0f + ulp1);         // above the tie rounds up
+  CHECK(round_to_bf16(-3.0f) == -3.0f);
+  for (int i = -256; i <= 256; ++i) CHECK(round_to_bf16(float(i)) == float(i));  // integers to 256 are exact
+  CHECK(std::isnan(round_to_bf16(std::nanf(""))));
+  CHECK(std::isinf(round_to_bf16(std::numeric_limits<float>::max())));  // rounds up past the largest BF16
+  const std::vector<float> values = {0.1f, -2.0f, 1e-30f, 65504.0f, std::ldexp(1.0f, -130)};
+  const std::vector<float> back = widen_bf16(to_bf16(values));
+  REQUIRE(back.size() == values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) CHECK(back[i] == round_to_bf16(values[i]));
+  CHECK(rounded_to_bf16(values) == back);
+}
+
+namespace {
+
+// The tensor-core addition that Fasi et al. (2021) measured, in double (where every step here is
+// exact): products exact; the accumulator and a block of products aligned to the largest exponent and
+// truncated to FP32's 24 bits; the sum normalized to 24 bits, truncating again.
+double truncate_to_multiple(double x, double ulp) { return std::trunc(x / ulp) * ulp; }
+double truncate_to_fp32(double x) {
+  if (x == 0) return 0;
+  int e = 0;
+  std::frexp(x, &e);  // |x| in [2^(e-1), 2^e)
+  return truncate_to_multiple(x, std::ldexp(1.0, e - 24));
+}
+double tensor_core_dot(const std::vector<float>& a, const std::vector<float>& b, std::size_t block) {
+  double acc = 0;
+  for (std::size_t k0 = 0; k0 < a.size(); k0 += block) {
+    const std::size_t k1 = std::min(a.size(), k0 + block);
+    double largest = std::fabs(acc);
+    for (std::size_t k = k0; k < k1; ++k) largest = std::max(largest, std::fabs(double(a[k]) * b[k]));
+    if (largest == 0) continue;
+    int e = 0;
+    std::frexp(largest, &e);
+    const double ulp = std::ldexp(1.0, e - 24);
+    double sum = truncate_to_multiple(acc, ulp);
+    for (std::size_t k = k0; k < k1; ++k) sum += truncate_to_multiple(double(a[k]) * b[k], ulp);
+    acc = truncate_to_fp32(sum);
+  }
+  return acc;
+}
+// An FP32 running sum whose every addition truncates (round toward zero).
+double truncating_fp32_dot(const std::vector<float>& a, const std::vector<float>& b) {
+  double acc = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) acc = truncate_to_fp32(acc + double(a[k]) * b[k]);
+  return acc;
+}
+
+}  // namespace
+
+TEST_CASE("the BF16 tolerance is 2u (K + ceil(K/4) + 2) magnitude", "[host][p1]") {
+  const double u = std::ldexp(1.0, -24);
+  CHECK(std::fabs(gemm_tolerance(1000, 250.0, MatmulPrecision::BF16).abs - 2 * u * (1000 + 250 + 2) * 250.0) < 1e-12);
+  CHECK(std::fabs(gemm_tolerance(13, 1.0, MatmulPrecision::BF16).abs - 2 * u * (13 + 4 + 2)) < 1e-15);
+  CHECK(std::fabs(gemm_tolerance(0, 1.0, MatmulPrecision::BF16).abs - 4 * u) < 1e-15);  // K = 0: the epilogue
+}
+
+TEST_CASE("the BF16 tolerance holds for truncating tensor-core sums and catches a dropped term", "[host][p1]") {
+  const int K = 1024;
+  const std::vector<float> a = rounded_to_bf16(wb::random_floats(K, 11)), b = rounded_to_bf16(wb::random_floats(K, 12));
+  double exact = 0, magnitude = 0, largest_term = 0;
+  for (int k = 0; k < K; ++k) {
+    exact += double(a[k]) * b[k];
+    magnitude += std::fabs(double(a[k]) * b[k]);
+    largest_term = std::max(largest_term, std::fabs(double(a[k]) * b[k]));
+  }
+  const double tol = gemm_tolerance(K, magnitude, MatmulPrecision::BF16).abs;
+  for (std::size_t block : {1, 4, 8, 16, 32}) {
+    CAPTURE(block);
+    CHECK(std::fabs(tensor_core_dot(a, b, block) - exact) <= tol);
+  }
+  CHECK(std::fabs(truncating_fp32_dot(a, b) - exact) <= tol);
+  CHECK(largest_term > tol);  // a kernel that drops the largest term fails
+
+  // The worst case for truncation: a large first term and many terms just under its ulp, each lost
+  // whole. That error passes round-to-nearest's (K + 2) u bound, and stays inside ours.
+  std::vector<float> big_a(K, 1.5f * std::ldexp(1.0f, -12)), big_b(K, std::ldexp(1.0f, -12));
+  big_a[0] = big_b[0] = 1.0f;
+  double worst_exact = 0, worst_magnitude = 0;
+  for (int k = 0; k < K; ++k) {
+    worst_exact += double(big_a[k]) * big_b[k];
+    worst_magnitude += std::fabs(double(big_a[k]) * big_b[k]);
+  }
+  for (std::size_t block : {4, 8, 16}) {
+    CAPTURE(block);
+    const double error = std::fabs(tensor_core_dot(big_a, big_b, block) - worst_exact);
+    CHECK(error > gemm_tolerance(K, worst_magnitude, MatmulPrecision::FP32).abs);
+    CHECK(error <= gemm_tolerance(K, worst_magnitude, MatmulPrecision::BF16).abs);
+  }
+}
+
+TEST_CASE("small-integer inputs stay exact in BF16 and under truncating sums", "[host][p1]") {
+  const int K = 4096;
+  const std::vector<float> a = random_small_integers(K, 5), b = random_small_integers(K, 6);
+  CHECK(rounded_to_bf16(a) == a);  // exact in BF16
+  double exact = 0;
+  for (int k = 0; k < K; ++k) exact += double(a[k]) * b[k];
+  for (std::size_t block : {1, 4, 8, 16}) CHECK(tensor_core_dot(a, b, block) == exact);
+  CHECK(truncating_fp32_dot(a, b) == exact);
 }

@@ -90,7 +90,57 @@ void launch_tiled(int M, int N, int K, float alpha, const float* A, const float*
   CUDA_CHECK_KERNEL();
 }
 
+enum class Bf16Bug { None, DropsKTail, ReadsCWhenBetaZero, BAsKxN, SkipsTailCols };
+
+template <Bf16Bug bug>
+__global__ void planted_bf16_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                    float beta, float* C) {
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N) return;
+  if (bug == Bf16Bug::SkipsTailCols && col >= (N / 64) * 64) return;  // the last partial tile of columns
+  const int k_end = bug == Bf16Bug::DropsKTail ? K - K % 64 : K;
+  float acc = 0.0f;
+  for (int k = 0; k < k_end; ++k) {
+    const __nv_bfloat16 b = bug == Bf16Bug::BAsKxN ? B[std::size_t(k) * N + col] : B[std::size_t(col) * K + k];
+    acc = fmaf(__bfloat162float(A[std::size_t(row) * K + k]), __bfloat162float(b), acc);
+  }
+  float* out = &C[std::size_t(row) * N + col];
+  *out = bug == Bf16Bug::ReadsCWhenBetaZero || beta != 0.0f ? alpha * acc + beta * *out : alpha * acc;
+}
+
+template <Bf16Bug bug>
+void launch_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                 float* C, cudaStream_t stream) {
+  if (M == 0 || N == 0) return;
+  const dim3 block(16, 16);
+  const dim3 grid(wb::ceil_div(N, 16), wb::ceil_div(M, 16));
+  planted_bf16_kernel<bug><<<grid, block, 0, stream>>>(M, N, K, alpha, A, B, beta, C);
+  CUDA_CHECK_KERNEL();
+}
+
 }  // namespace
+
+void planted_bf16_correct(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                          float beta, float* C, cudaStream_t stream) {
+  launch_bf16<Bf16Bug::None>(M, N, K, alpha, A, B, beta, C, stream);
+}
+void planted_bf16_drops_k_tail(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                               float beta, float* C, cudaStream_t stream) {
+  launch_bf16<Bf16Bug::DropsKTail>(M, N, K, alpha, A, B, beta, C, stream);
+}
+void planted_bf16_reads_c_when_beta_zero(int M, int N, int K, float alpha, const __nv_bfloat16* A,
+                                         const __nv_bfloat16* B, float beta, float* C, cudaStream_t stream) {
+  launch_bf16<Bf16Bug::ReadsCWhenBetaZero>(M, N, K, alpha, A, B, beta, C, stream);
+}
+void planted_bf16_b_as_kxn(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                           float beta, float* C, cudaStream_t stream) {
+  launch_bf16<Bf16Bug::BAsKxN>(M, N, K, alpha, A, B, beta, C, stream);
+}
+void planted_bf16_skips_tail_cols(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                  float beta, float* C, cudaStream_t stream) {
+  launch_bf16<Bf16Bug::SkipsTailCols>(M, N, K, alpha, A, B, beta, C, stream);
+}
 
 void planted_correct(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                      cudaStream_t stream) {

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 
+#include "common/arch_requirement.h"
 #include "tools/workbook/doctor_checks.h"
 #include "tools/workbook/grading_output.h"
 #include "tools/workbook/hints.h"
@@ -95,6 +97,33 @@ std::optional<LessonRow> best_row(const std::vector<LessonRow>& rows) {
 
 std::string first_line(const std::string& text) { return trim(text.substr(0, text.find('\n'))); }
 
+// The GPU lessons will run on, from nvidia-smi (no CUDA needed; lessons use the first visible device),
+// or nothing when nvidia-smi is missing or says nothing usable.
+std::optional<GpuQuery> query_gpu() {
+  const std::string smi = find_program("nvidia-smi", {"/usr/lib/wsl/lib"});
+  if (smi.empty()) return std::nullopt;
+  std::vector<std::string> argv = {smi, "--query-gpu=compute_cap,name", "--format=csv,noheader"};
+  // CUDA_VISIBLE_DEVICES=2 makes device 0 of a lesson the third GPU nvidia-smi lists.
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string first = visible ? trim(split(visible, ',').front()) : "";
+  if (!first.empty() && first.find_first_not_of("0123456789") == std::string::npos) {
+    argv.push_back("-i");
+    argv.push_back(first);
+  }
+  RunOptions options;
+  options.timeout_s = 20;
+  const ProcessResult run = run_process(argv, options);
+  if (!run.started || run.exit_code != 0) return std::nullopt;
+  return parse_gpu_query(run.output);
+}
+
+// Whether a graded test that exited 77 skipped because this GPU cannot run the exercise (its probe's
+// line, common/arch_requirement.h), rather than for want of any usable GPU.
+bool skipped_for_requirement(const Exercise& exercise, const std::string& output) {
+  return !exercise.arch_requirement.empty() &&
+         contains(output, "SKIPPED: " + exercise.id + " " + exercise.name + " needs");
+}
+
 }  // namespace
 
 bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, std::string* errors) {
@@ -138,6 +167,11 @@ int command_status(Context& ctx) {
 }
 
 int command_list(Context& ctx) {
+  // Rungs that need a newer GPU (1.10 sm_80, 1.11-1.13 Hopper) say whether this one runs them.
+  const bool any_requirement = std::any_of(ctx.manifest.exercises.begin(), ctx.manifest.exercises.end(),
+                                           [](const Exercise& e) { return !e.arch_requirement.empty(); });
+  const std::optional<GpuQuery> gpu = any_requirement ? query_gpu() : std::nullopt;
+  const int cc = gpu ? gpu->cc : 0;
   std::printf("%-5s %-20s %-12s %-44s %s\n", "id", "exercise", "state", "best measured", "file");
   int last_phase = -1;
   for (const Exercise& exercise : ctx.manifest.exercises) {
@@ -147,8 +181,26 @@ int command_list(Context& ctx) {
     std::string state = pad(state_name(entry.state), 12);
     if (entry.state == ExerciseState::Done) state = ctx.green(state);
     if (entry.state == ExerciseState::Failing) state = ctx.red(state);
-    std::printf("%-5s %-20s %s %-44s %s\n", exercise.id.c_str(), exercise.name.c_str(), state.c_str(),
-                entry.best.substr(0, 44).c_str(), exercise.stub.c_str());
+    std::string best = entry.best.substr(0, 44);
+    if (!exercise.arch_requirement.empty()) {
+      const std::string need = "needs " + wb::arch_requirement_short(exercise.arch_requirement);
+      if (!exercise.runs_on(cc))
+        state = ctx.dim(pad(need, 12));  // cannot be graded here: not "not started"
+      else if (!gpu && best.empty())
+        best = need;
+    }
+    std::printf("%-5s %-20s %s %-44s %s\n", exercise.id.c_str(), exercise.name.c_str(), state.c_str(), best.c_str(),
+                exercise.stub.c_str());
+  }
+  if (gpu) {
+    const std::vector<std::string> unsupported = unsupported_exercises(ctx.manifest, cc);
+    if (!unsupported.empty()) {
+      std::printf("\nThis GPU (%s, sm_%d): ", gpu->name.c_str(), cc);
+      for (const std::string& sentence : unsupported) std::printf("%s ", sentence.c_str());
+      std::printf("Their lessons and tests report skipped here.\n");
+    }
+  } else if (any_requirement) {
+    std::printf("\n(nvidia-smi did not say which GPU this is: `needs` marks the rungs that need a newer one.)\n");
   }
   return kExitOk;
 }
@@ -163,7 +215,12 @@ int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::s
   argv.insert(argv.end(), lesson_args.begin(), lesson_args.end());
   std::printf("%s\n", ctx.dim("$ " + describe_command(argv)).c_str());
   const int status = run_attached(argv, {});
-  if (status == kExitNoGpu)
+  if (status == kExitNoGpu && !exercise.arch_requirement.empty())
+    std::printf(
+        "\n%s did not run here: the line above says why (it needs %s; workbook doctor says which rungs "
+        "this GPU runs).\n",
+        exercise.id.c_str(), wb::arch_requirement_text(exercise.arch_requirement).c_str());
+  else if (status == kExitNoGpu)
     std::printf("\n%s needs a GPU to run: this machine has no usable one (workbook doctor says why).\n",
                 exercise.id.c_str());
   return status;
@@ -261,8 +318,19 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
     return CheckOutcome::BuildFailed;
   }
   RunOptions run_options;
-  run_options.timeout_s = kTestTimeoutS;
+  // Rungs whose bugs hang (mbarrier waits) have a shorter limit of their own, as in CTest.
+  const int timeout_s = exercise.test_timeout_s > 0 ? exercise.test_timeout_s : kTestTimeoutS;
+  run_options.timeout_s = timeout_s;
   const ProcessResult test = run_process({exercise.learner_test}, run_options);
+  if (test.exit_code == kExitNoGpu && skipped_for_requirement(exercise, test.output)) {
+    if (!options.compact)
+      std::printf(
+          "%s %s compiles, but this GPU cannot run it: %s\nIt is skipped here, not failed (workbook list "
+          "shows which rungs this GPU runs).\n",
+          ctx.dim("-").c_str(), label.c_str(),
+          first_line(test.output.substr(test.output.find("SKIPPED: ") + 9)).c_str());
+    return CheckOutcome::Unsupported;
+  }
   if (test.exit_code == kExitNoGpu) {
     if (!options.compact)
       std::printf("%s %s compiles, but grading it needs a GPU: %s\n(workbook doctor explains what is missing.)\n",
@@ -276,10 +344,12 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
     if (options.compact) return CheckOutcome::Failed;
     std::printf("%s %s: not yet.\n\n", ctx.red("✗").c_str(), label.c_str());
     if (test.timed_out)
+      // The test's own output comes first: a rung that can hang prints what usually hangs and the case
+      // it was on (watch_for_hangs).
       std::printf(
-          "The graded test ran for %d s without finishing: does a kernel loop forever (a stride that never "
-          "advances, a barrier some threads never reach)?\n",
-          kTestTimeoutS);
+          "%s\nThe graded test ran for %d s without finishing: does a kernel loop forever (a stride that never "
+          "advances, a barrier some threads never reach, an mbarrier wait that never completes)?\n",
+          test.output.substr(test.output.size() > 3000 ? test.output.size() - 3000 : 0).c_str(), timeout_s);
     else if (test.exit_code > 128)
       std::printf("The graded test crashed (signal %d). Its last output:\n%s", test.exit_code - 128,
                   extract_test_failure(test.output).c_str());
@@ -343,6 +413,7 @@ int command_check(Context& ctx, const Exercise& exercise, bool fast) {
     case CheckOutcome::Passed:
       return kExitOk;
     case CheckOutcome::NoGpu:
+    case CheckOutcome::Unsupported:
       return kExitNoGpu;
     default:
       return kExitFailed;
@@ -351,7 +422,7 @@ int command_check(Context& ctx, const Exercise& exercise, bool fast) {
 
 int command_check_all(Context& ctx, bool fast) {
   std::printf("%-5s %-20s %-14s %s\n", "id", "exercise", "result", "measured");
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, skipped = 0;
   for (const Exercise& exercise : ctx.manifest.exercises) {
     std::printf("%-5s %-20s ", exercise.id.c_str(), exercise.name.c_str());
     std::fflush(stdout);
@@ -363,6 +434,13 @@ int command_check_all(Context& ctx, bool fast) {
           "needs a GPU\n\nGrading needs a GPU and this machine has no usable one (workbook doctor says why).\n");
       return kExitNoGpu;
     }
+    if (outcome == CheckOutcome::Unsupported) {
+      std::printf("%s\n", ctx.dim(pad("skipped", 14) + " this GPU cannot run it (needs " +
+                                  wb::arch_requirement_text(exercise.arch_requirement) + ")")
+                              .c_str());
+      ++skipped;
+      continue;
+    }
     std::string result = outcome == CheckOutcome::Passed        ? ctx.green(pad("pass", 14))
                          : outcome == CheckOutcome::BuildFailed ? ctx.red(pad("compile error", 14))
                          : outcome == CheckOutcome::SanitizerFound ? ctx.red(pad("sanitizer", 14))
@@ -371,7 +449,9 @@ int command_check_all(Context& ctx, bool fast) {
     std::printf("%s %s\n", result.c_str(),
                 outcome == CheckOutcome::Passed ? ctx.progress.get(exercise.id).best.c_str() : "");
   }
-  std::printf("\n%d passed, %d not yet. ", passed, failed);
+  std::printf("\n%d passed, %d not yet", passed, failed);
+  if (skipped > 0) std::printf(", %d skipped (this GPU cannot run them)", skipped);
+  std::printf(". ");
   if (fast) std::printf("(--fast: graded tests only; passes are not marked done.) ");
   print_next(ctx);
   return failed == 0 ? kExitOk : kExitFailed;

@@ -34,8 +34,9 @@ struct Context {
   void save() const;
 };
 
-// SanitizerFound: the graded test passed, a compute-sanitizer run of the grade did not.
-enum class CheckOutcome { Passed, Failed, SanitizerFound, BuildFailed, NoGpu };
+// SanitizerFound: the graded test passed, a compute-sanitizer run of the grade did not. Unsupported:
+// this GPU cannot run the exercise (its registry requirement, e.g. Hopper for 1.11): skipped, not failed.
+enum class CheckOutcome { Passed, Failed, SanitizerFound, BuildFailed, NoGpu, Unsupported };
 
 struct CheckOptions {
   bool compact = false;  // one line per exercise (check all)

@@ -7,6 +7,7 @@
 
 #include "tools/workbook/commands.h"
 #include "tools/workbook/doctor_checks.h"
+#include "tools/workbook/manifest.h"
 #include "tools/workbook/ncu.h"
 #include "tools/workbook/runner.h"
 #include "tools/workbook/text.h"
@@ -18,6 +19,7 @@ struct Doctor {
   int failures = 0, warnings = 0;
 
   void ok(const std::string& what) { std::printf("[ ok ] %s\n", what.c_str()); }
+  void info(const std::string& what) { std::printf("[info] %s\n", what.c_str()); }
   void skip(const std::string& what) { std::printf("[skip] %s\n", what.c_str()); }
   void warn(const std::string& what, const std::string& fix) {
     ++warnings;
@@ -238,6 +240,21 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
                     contains(facts["probe"], "no code for")
                         ? "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc)
                         : "run nvidia-smi; reboot after a driver update");
+      }
+      // The rungs that need a newer GPU (1.10 sm_80, 1.11-1.13 Hopper): which of them this one runs.
+      if (probe_status == 0 && cc > 0) {
+        const ManifestResult loaded = load_manifest(build_dir);
+        if (loaded.manifest) {
+          const std::vector<std::string> unsupported = unsupported_exercises(*loaded.manifest, cc);
+          std::vector<std::string> demanding;
+          for (const Exercise& exercise : loaded.manifest->exercises)
+            if (!exercise.arch_requirement.empty()) demanding.push_back(exercise.id);
+          if (!demanding.empty() && unsupported.empty())
+            doctor.ok("sm_" + std::to_string(cc) + " runs every exercise, the tensor-core rungs " +
+                      join(demanding, ", ") + " included");
+          for (const std::string& sentence : unsupported)
+            doctor.info(sentence + " Their lessons and tests report skipped on this GPU (exit 77), never failed.");
+        }
       }
       if (probe_status == 0 && cc > 0 && cuda) {
         const std::string arch_list = output_of({nvcc, "--list-gpu-code"});

@@ -94,6 +94,18 @@ std::optional<bool> profiling_restricted(const std::string& nvidia_params) {
   return m[1] != "0";
 }
 
+std::optional<GpuQuery> parse_gpu_query(const std::string& nvidia_smi_csv) {
+  const std::vector<std::string> lines = split_lines(nvidia_smi_csv);
+  if (lines.empty()) return std::nullopt;
+  std::smatch m;
+  const std::string first = lines.front();
+  if (!std::regex_search(first, m, std::regex(R"(^\s*([0-9]+)\.([0-9]+)\s*(?:,\s*(.*))?$)"))) return std::nullopt;
+  GpuQuery query;
+  query.cc = std::stoi(m[1]) * 10 + std::stoi(m[2]);
+  query.name = m[3].matched ? trim(m[3]) : "";
+  return query;
+}
+
 std::optional<std::string> cmake_cache_value(const std::string& cache_text, const std::string& name) {
   for (const std::string& line : split_lines(cache_text)) {
     if (!starts_with(line, name + ":")) continue;

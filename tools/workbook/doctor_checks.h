@@ -40,6 +40,14 @@ bool is_wsl(const std::string& proc_version);
 // /proc/driver/nvidia/params: "RmProfilingAdminOnly: 1" -> counters restricted to admins.
 std::optional<bool> profiling_restricted(const std::string& nvidia_params);
 
+// `nvidia-smi --query-gpu=compute_cap,name --format=csv,noheader`: "9.0, NVIDIA H100 80GB HBM3" -> 90 and
+// the name (the first line: the first GPU listed).
+struct GpuQuery {
+  int cc = 0;
+  std::string name;
+};
+std::optional<GpuQuery> parse_gpu_query(const std::string& nvidia_smi_csv);
+
 // CMakeCache.txt "NAME:TYPE=value" -> value
 std::optional<std::string> cmake_cache_value(const std::string& cache_text, const std::string& name);
 

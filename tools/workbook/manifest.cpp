@@ -3,12 +3,32 @@
 
 #include <algorithm>
 
+#include "common/arch_requirement.h"
 #include "tools/workbook/args.h"
 #include "tools/workbook/text.h"
 
 namespace wbcli {
 
 std::string Exercise::phase_dir() const { return parent_directory(stub); }
+
+bool Exercise::runs_on(int cc) const { return cc <= 0 || wb::arch_requirement_met(arch_requirement, cc); }
+
+std::vector<std::string> unsupported_exercises(const Manifest& manifest, int cc) {
+  std::vector<std::string> sentences;
+  for (const char* requirement : {"80", "90a"}) {
+    std::vector<std::string> names;
+    for (const Exercise& exercise : manifest.exercises)
+      if (exercise.arch_requirement == requirement && !exercise.runs_on(cc))
+        names.push_back(exercise.id + " " + exercise.name);
+    if (names.empty()) continue;
+    std::string list = names.front();
+    for (std::size_t i = 1; i < names.size(); ++i) list += (i + 1 == names.size() ? " and " : ", ") + names[i];
+    sentences.push_back("sm_" + std::to_string(cc) + " cannot run " + list + ": " +
+                        (names.size() == 1 ? "it needs " : "they need ") + wb::arch_requirement_text(requirement) +
+                        ".");
+  }
+  return sentences;
+}
 
 const Exercise* Manifest::find(const std::string& id) const {
   for (const Exercise& exercise : exercises)
@@ -75,6 +95,10 @@ ManifestResult parse_manifest(const std::string& text) {
       for (const std::string& tool : split(column(16), ' '))
         if (!tool.empty() && tool != "none") e.sanitizers.push_back(tool);
     }
+    e.arch_requirement = column(17);
+    if (!wb::is_arch_requirement(e.arch_requirement))
+      return {std::nullopt, where + "unknown GPU requirement '" + e.arch_requirement + "' (expected 80 or 90a)"};
+    e.test_timeout_s = static_cast<int>(parse_number(column(18)).value_or(0));
     manifest.exercises.push_back(e);
   }
   if (manifest.exercises.empty()) return {std::nullopt, "the exercise registry lists no exercises"};

@@ -29,6 +29,15 @@ struct Exercise {
   // The compute-sanitizer tools of the grade (memcheck, racecheck, synccheck), chosen in
   // cmake/WorkbookExercise.cmake; empty for "none". A registry without the column: memcheck.
   std::vector<std::string> sanitizers;
+  // What the GPU must be (common/arch_requirement.h): "" any the workbook runs on, "80" sm_80 or newer,
+  // "90a" Hopper. Its lessons and tests skip elsewhere. A registry without the column: "".
+  std::string arch_requirement;
+  // The graded test's own time limit (workbook_exercise TIMEOUT: rungs whose bugs hang), 0 for the
+  // tool's default.
+  int test_timeout_s = 0;
+
+  // Whether a GPU of compute capability `cc` (major * 10 + minor) runs it; cc <= 0 (unknown): true.
+  bool runs_on(int cc) const;
 
   std::string test_target() const { return target + "_test"; }
   std::string solution_target() const { return target + "_solution"; }
@@ -48,6 +57,10 @@ struct ManifestResult {
   std::optional<Manifest> manifest;
   std::string error;
 };
+
+// One sentence per requirement this GPU does not meet, e.g. "sm_89 cannot run 1.11 wgmma, 1.12 tma and
+// 1.13 warp_specialized: they need a Hopper GPU (sm_90)."; empty when it runs every exercise.
+std::vector<std::string> unsupported_exercises(const Manifest& manifest, int cc);
 
 // Parses registry text; older registries with only the first 8 columns still load (phase from the id).
 ManifestResult parse_manifest(const std::string& text);

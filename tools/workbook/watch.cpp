@@ -152,7 +152,8 @@ int command_watch(Context& ctx, const Exercise* fixed) {
     } else {
       const CheckOutcome outcome = check_exercise(ctx, *current, CheckOptions{false, true, true});
       // Without a GPU nothing is graded, but each save still shows whether the file compiles.
-      if (outcome == CheckOutcome::NoGpu) std::printf("\nStill watching: each save re-builds it.\n");
+      if (outcome == CheckOutcome::NoGpu || outcome == CheckOutcome::Unsupported)
+        std::printf("\nStill watching: each save re-builds it.\n");
       if (outcome == CheckOutcome::Passed && fixed == nullptr) {
         const Exercise* next = next_exercise(ctx.manifest, ctx.progress);
         if (next == nullptr) return kExitOk;

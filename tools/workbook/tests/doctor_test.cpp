@@ -50,3 +50,16 @@ TEST_CASE("WSL, profiling permission and the CMake cache", "[host][workbook]") {
   CHECK(wbcli::cmake_cache_value(cache, "Catch2_DIR") == "/usr/lib/cmake/Catch2");
   CHECK_FALSE(wbcli::cmake_cache_value(cache, "MISSING").has_value());
 }
+
+TEST_CASE("nvidia-smi's compute capability and name, for which rungs the GPU runs", "[host][workbook]") {
+  const std::optional<wbcli::GpuQuery> h100 = wbcli::parse_gpu_query("9.0, NVIDIA H100 80GB HBM3\n");
+  REQUIRE(h100.has_value());
+  CHECK(h100->cc == 90);
+  CHECK(h100->name == "NVIDIA H100 80GB HBM3");
+  // The first GPU listed; a bare number works too.
+  CHECK(wbcli::parse_gpu_query("8.9, NVIDIA GeForce RTX 4090\n8.6, NVIDIA RTX A6000\n")->cc == 89);
+  CHECK(wbcli::parse_gpu_query("12.0\n")->cc == 120);
+  CHECK_FALSE(wbcli::parse_gpu_query("").has_value());
+  CHECK_FALSE(
+      wbcli::parse_gpu_query("NVIDIA-SMI has failed because it couldn't communicate with the driver").has_value());
+}

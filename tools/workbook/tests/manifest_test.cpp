@@ -73,3 +73,47 @@ TEST_CASE("a broken registry is reported with its line", "[host][workbook]") {
   CHECK(wbcli::parse_manifest(twice).error.find("twice") != std::string::npos);
   CHECK(wbcli::load_manifest("/nonexistent/build").error.find("not configured") != std::string::npos);
 }
+
+TEST_CASE("the requires and test_timeout columns: which GPU an exercise needs, its own time limit",
+          "[host][workbook]") {
+  const std::string row =
+      "\tphase1_matmul/%s.cu\tsolutions/phase1_matmul/%s.cu\t/b/t\t/b/l\tOutput untouched\t--size 256\t1\tp1_x\t"
+      "/b/ls\t/b/ts\tphase1_matmul/hints/x.txt\tphase1_matmul/README.md\tp1_ladder\t/b/p1_ladder\tnone\t";
+  auto line = [&row](const std::string& id, const std::string& name, const std::string& requires_and_timeout) {
+    std::string r = row;
+    for (std::size_t at; (at = r.find("%s")) != std::string::npos;) r.replace(at, 2, name);
+    return id + "\t" + name + r + requires_and_timeout + "\n";
+  };
+  const wbcli::ManifestResult result =
+      wbcli::parse_manifest(line("1.09", "tensor_cores", "\t") + line("1.10", "mma_sync", "80\t") +
+                            line("1.11", "wgmma", "90a\t") + line("1.12", "tma", "90a\t90"));
+  INFO(result.error);
+  REQUIRE(result.manifest.has_value());
+  const wbcli::Manifest& m = *result.manifest;
+  CHECK(m.find("1.09")->arch_requirement.empty());
+  CHECK(m.find("1.10")->arch_requirement == "80");
+  CHECK(m.find("1.12")->arch_requirement == "90a");
+  CHECK(m.find("1.11")->test_timeout_s == 0);
+  CHECK(m.find("1.12")->test_timeout_s == 90);
+  CHECK(m.find("1.09")->runs_on(75));
+  CHECK_FALSE(m.find("1.10")->runs_on(75));
+  CHECK(m.find("1.10")->runs_on(89));
+  CHECK_FALSE(m.find("1.11")->runs_on(89));
+  CHECK(m.find("1.11")->runs_on(90));
+  CHECK_FALSE(m.find("1.11")->runs_on(100));
+  CHECK(m.find("1.11")->runs_on(0));  // unknown GPU: not marked
+
+  CHECK(wbcli::unsupported_exercises(m, 90).empty());
+  CHECK(wbcli::unsupported_exercises(m, 89) ==
+        std::vector<std::string>{"sm_89 cannot run 1.11 wgmma and 1.12 tma: they need a Hopper GPU (sm_90)."});
+  const std::vector<std::string> turing = wbcli::unsupported_exercises(m, 75);
+  REQUIRE(turing.size() == 2);
+  CHECK(turing[0] == "sm_75 cannot run 1.10 mma_sync: it needs sm_80 or newer.");
+
+  // An older registry (17 columns) has no requirements; a value the tool does not know is an error.
+  CHECK(wbcli::parse_manifest(line("1.11", "wgmma", "").substr(0, line("1.11", "wgmma", "").size() - 2) + "\n")
+            .manifest->exercises.front()
+            .arch_requirement.empty());
+  CHECK(wbcli::parse_manifest(line("1.11", "wgmma", "95\t")).error.find("unknown GPU requirement") !=
+        std::string::npos);
+}
