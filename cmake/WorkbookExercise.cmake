@@ -1,6 +1,6 @@
 # workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>]
 #                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none]
-#                   [REQUIRES_ARCH 80|90a] [TIMEOUT <seconds>])
+#                   [REQUIRES_ARCH 80|90a] [TIMEOUT <seconds>] [SOURCE_CHECK <script>])
 # LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only;
 # LESSON_MAIN replaces workbook_lesson_main as the lessons' main (phase 4's takes matrix options).
 # SANITIZE overrides the compute-sanitizer tools of the learner's grade, which are otherwise read from
@@ -13,6 +13,11 @@
 # TIMEOUT: CTest's limit for its tests and lesson run instead of WORKBOOK_GPU_TEST_TIMEOUT (short for
 # rungs whose bugs hang, e.g. mbarrier waits); the registry's `test_timeout` column passes it on to
 # `workbook check`.
+# SOURCE_CHECK: a script (relative to the source directory) that reads the exercise's file for what no
+# run can see (tools/hopper_order_check.py: the order of asynchronous operations). Called as
+# `python3 <script> <id> <file>`, exit 0 clean, 1 with the reason. Part of the learner's grade
+# (N.NN.name.learner.source, and `workbook check` via the registry's `source_check` column); the
+# solution must pass it (N.NN.name.source, host).
 #
 # One call per exercise, from its phase's CMakeLists.txt. For id 0.02 and name vector_add in
 # phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
@@ -93,7 +98,7 @@ function(workbook_target_requires_arch target arch)
 endfunction()
 
 function(workbook_exercise id name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN;REQUIRES_ARCH;TIMEOUT"
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN;REQUIRES_ARCH;TIMEOUT;SOURCE_CHECK"
                         "SMOKE_ARGS;LIBS;TEST_LIBS;SANITIZE")
   if(NOT ARG_LESSON_MAIN)
     set(ARG_LESSON_MAIN workbook_lesson_main)
@@ -210,6 +215,21 @@ function(workbook_exercise id name)
     endforeach()
   endif()
 
+  if(ARG_SOURCE_CHECK)
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK})
+      message(FATAL_ERROR "workbook_exercise(${id} ${name}): SOURCE_CHECK ${ARG_SOURCE_CHECK} does not exist")
+    endif()
+    if(Python3_FOUND)
+      add_test(NAME ${id}.${name}.learner.source
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK} ${id} ${stub})
+      set_tests_properties(${id}.${name}.learner.source PROPERTIES LABELS "learner;learner-grade;p${phase}")
+      add_test(NAME ${id}.${name}.source
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK} ${id} ${solution})
+      set_tests_properties(${id}.${name}.source PROPERTIES LABELS "host;p${phase}")
+    endif()
+  endif()
+
   # One row per exercise: the registry that tools/ reads (pristine check, workbook CLI).
   string(REPLACE ";" " " smoke "${ARG_SMOKE_ARGS}")
   file(RELATIVE_PATH rel_stub ${PROJECT_SOURCE_DIR} ${stub})
@@ -232,7 +252,7 @@ function(workbook_exercise id name)
   # Then what the GPU must be ("", 80, 90a) and the graded test's own time limit in seconds (TIMEOUT,
   # or empty: the tool's default).
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS
-    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}\t${ARG_REQUIRES_ARCH}\t${ARG_TIMEOUT}")
+    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}\t${ARG_REQUIRES_ARCH}\t${ARG_TIMEOUT}\t${ARG_SOURCE_CHECK}")
 endfunction()
 
 # workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
@@ -313,7 +333,7 @@ endfunction()
 function(workbook_finalize)
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
   set(text "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\tphase\ttarget")
-  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\tsanitizers\trequires\ttest_timeout\n")
+  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\tsanitizers\trequires\ttest_timeout\tsource_check\n")
   foreach(row IN LISTS rows)
     string(APPEND text "${row}\n")
   endforeach()

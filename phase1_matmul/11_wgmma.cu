@@ -1,40 +1,133 @@
 // SPDX-License-Identifier: MIT
-// 1.11 wgmma: PLACEHOLDER written with the harness, so that the build, the registry, the grader and
-// the lesson work before the rung exists. The rung's author replaces this file (and its stub/solution
-// twin) with the real one: wgmma on swizzled shared tiles fed by cp.async.
+// 1.11 wgmma: Hopper's warpgroup MMA, reading both operands straight from 128-byte-swizzled shared
+// memory through matrix descriptors.
 //
-// Task: matmul_wgmma_bf16: C = alpha * A * B^T + beta * C, BF16 A (M x K) and B (N x K), FP32 C
-// (phase1_matmul/matmul_bf16.cuh). Inputs the 16-byte fast path cannot take go to the fallback.
-// Needs a Hopper GPU (sm_90): on another GPU the lesson and the test skip (exit 77) with one line.
-// Run:   build/default/phase1_matmul/p1_11_wgmma [--size 4096 | --size MxNxK]
-// Check: ctest --preset learner -R '^1.11' (or workbook check 1.11)
-// Aim:   on the way from 1.10 to 1.12 (DESIGN.md sets no bar for 1.11).
+// You learn: `wgmma.mma_async`: four warps (a warpgroup, 128 threads) issue one m64nNk16 product
+// together; it runs asynchronously on the tensor cores, reading A and B from shared memory itself
+// (no ldmatrix, no fragments in registers), and only the FP32 accumulators live in registers. A
+// 64-bit descriptor tells it where a tile starts and how it is laid out (phase1_matmul/hopper.cuh):
+// here the 128-byte swizzle of 1.10's tiles, rows of 64 BF16 in 8-row groups of 1024 bytes. The
+// ordering rules come with it: `wgmma.fence` before the first wgmma touches the accumulators,
+// `commit_group` to close a batch, `wait_group` before the results are read or the tile
+// overwritten, and `fence.proxy.async` so that shared memory written by ordinary stores (cp.async
+// included) is visible to the tensor cores, which read it through the async proxy.
+// Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
+// Task: in wgmma_kernel write the k loop over a stage (descriptors, fence, wgmma, commit, wait), the
+// proxy fence of the pipeline, and the epilogue from the wgmma accumulator layout.
+// Seed idea: "cuBLAS FP16: 170% of FP32 peak: tensor cores in action" (seed 003): this is the
+// instruction cuBLAS uses on Hopper.
+// Run:   build/default/phase1_matmul/p1_11_wgmma [--size 4096]
+// Check: ctest --preset learner -R '^1.11'
+// Aim:   faster than 1.10 at 4096 and 8192 on an H100. Needs sm_90a: elsewhere it is skipped.
+// Previous: 1.10 mma_sync. Next: 1.12 tma.
+
+#include <cuda_bf16.h>
+
+#include <cstdint>
 
 #include "common/workbook.h"
+#include "phase1_matmul/hopper.cuh"
 #include "phase1_matmul/lesson_support.h"
 #include "phase1_matmul/matmul_bf16.cuh"
+#include "phase1_matmul/mma_sm80.cuh"
 
-// ---- launcher ---------------------------------------------------------------------------------------
+namespace {
 
+using namespace wb::hopper;
+using namespace wb::mma;
+
+constexpr int kBK = 64;  // one 128-byte swizzled row of BF16 per tile row
+
+// The dynamic shared-memory window is only 16-byte aligned by contract; the 128-byte swizzle needs
+// 1024-byte aligned tiles, so the kernel rounds its start up (the launcher asks for 1 KB more).
+__device__ inline unsigned char* align_1024(unsigned char* p) {
+  return p + ((1024 - (shared_address(p) & 1023)) & 1023);
+}
+
+// One block: WARPGROUPS warpgroups, each computing 64 rows of a (64 WARPGROUPS) x BN tile of C with
+// wgmma m64nBNk16; every thread also copies its share of each stage with cp.async (as in 1.10).
+template <int WARPGROUPS, int BN, int STAGES, int GROUP>
+__global__ void __launch_bounds__(WARPGROUPS * 128)
+    wgmma_kernel(int M, int N, int K, float alpha, const __nv_bfloat16* __restrict__ A,
+                 const __nv_bfloat16* __restrict__ B, float beta, float* __restrict__ C) {
+  constexpr int BM = 64 * WARPGROUPS, kThreads = WARPGROUPS * 128;
+  using Mma = WgmmaBf16<BN>;
+  extern __shared__ unsigned char smem_raw[];
+  __nv_bfloat16* As = reinterpret_cast<__nv_bfloat16*>(align_1024(smem_raw));  // [STAGES][BM][64]
+  __nv_bfloat16* Bs = As + STAGES * BM * kBK;                                    // [STAGES][BN][64]
+
+  // TODO(1.11): name this thread's warpgroup, its warp inside the warpgroup and its lane
+  //             (about 1 line).
+  const TileCoord tile = grouped_tile(blockIdx.x, wb::ceil_div(M, BM), wb::ceil_div(N, BN), GROUP);
+  const int m0 = tile.m * BM, n0 = tile.n * BN;
+  const int k_tiles = wb::ceil_div(K, kBK);
+
+  float acc[Mma::kRegs];
+#pragma unroll
+  for (int i = 0; i < Mma::kRegs; ++i) acc[i] = 0.0f;
+
+  auto load_stage = [&](int stage, int kt) {
+    load_tile_swizzled<BM, kBK, kThreads>(As + stage * BM * kBK, A, M, K, m0, kt * kBK);
+    load_tile_swizzled<BN, kBK, kThreads>(Bs + stage * BN * kBK, B, N, K, n0, kt * kBK);
+  };
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    cp_async_commit();
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    // TODO(1.11): make tile kt readable by the tensor cores, as 1.10 made it readable by ldmatrix,
+    //             plus what wgmma needs beyond that: it reads shared memory through the async proxy,
+    //             and cp.async wrote it through the generic one (hopper.cuh) (about 3 lines).
+    const int next = kt + STAGES - 1;
+    if (next < k_tiles) load_stage(next % STAGES, next);
+    cp_async_commit();
+
+    // TODO(1.11): add this warpgroup's 64 x BN product of stage kt % STAGES to acc with Mma::mma, one
+    //             k16 step per call, both operands through smem_descriptor_sw128. Order it as
+    //             hopper.cuh describes (fence, issue, commit, wait), and be finished with the stage
+    //             before the next iteration's copies may overwrite it (about 12 lines).
+  }
+  cp_async_wait<0>();
+
+  // TODO(1.11): write acc to C with store_pair; the wgmma accumulator layout is in hopper.cuh
+  //             (about 6 lines).
+}
+
+template <int WARPGROUPS, int BN, int STAGES, int GROUP>
+void launch_wgmma(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                  float* C, cudaStream_t stream) {
+  constexpr int BM = 64 * WARPGROUPS;
+  constexpr int kSmemBytes = STAGES * (BM + BN) * kBK * int(sizeof(__nv_bfloat16)) + 1024;  // + alignment slack
+  const auto kernel = wgmma_kernel<WARPGROUPS, BN, STAGES, GROUP>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const long long blocks = static_cast<long long>(wb::ceil_div(M, BM)) * wb::ceil_div(N, BN);
+  kernel<<<static_cast<unsigned>(blocks), WARPGROUPS * 128, kSmemBytes, stream>>>(M, N, K, alpha, A, B, beta, C);
+  CUDA_CHECK_KERNEL();
+}
+
+}  // namespace
+
+// Two consumer warpgroups (128 x 128 block tiles, m64n128k16, 64 accumulators per thread) and 3
+// stages of 32 KB. Measured on an H100 (one sweep): 514 TFLOP/s at 4096 and 485 at 8192; BN = 256
+// (3 stages of 48 KB) 495 / 443; 4 stages 382 / 368 (one block per SM).
 void matmul_wgmma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
                        float* C, cudaStream_t stream) {
-  // K % 8 != 0, K = 0 or a misaligned A or B: the documented fallback (matmul_bf16.cuh).
-  if (!bf16_fast_path_ok(K, A, B)) {
-    matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
-    return;
-  }
-  // TODO(1.11): the fast path: PLACEHOLDER from the harness until the lead's rung replaces this file
-  //             (the launcher writes nothing here, so the graded test fails with "Output untouched").
+  if (M == 0 || N == 0) return;
+  if (!bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
+  launch_wgmma<2, 128, 3, 8>(M, N, K, alpha, A, B, beta, C, stream);
 }
 
 // ---- lesson -----------------------------------------------------------------------------------------
 
 namespace {
 
-// Napkin math: 2 M N K = 137 GFLOP at 4096^3; an H100 SXM's dense BF16 peak is 989 TFLOP/s at
-// NVIDIA's 1830 MHz (0.14 ms), and 2 x 4096^2 x 2 B of inputs + 4096^2 x 4 B of C = 134 MB.
+// Napkin math: one wgmma m64n128k16 is 262144 FLOP issued by one instruction per thread of the
+// warpgroup, against 64 mma.sync m16n8k16 in 1.10, and its operands never pass through registers.
+// What this kernel still pays for: every thread copies with cp.async, and the block waits for all of
+// its wgmma at the end of every K tile (wait_group 0) before the barrier that lets the next copy in.
 int wgmma_lesson(wb::Lesson& lesson) { return run_bf16_matmul_lesson(lesson, "matmul_wgmma_bf16", matmul_wgmma_bf16); }
 
 }  // namespace
 
-WB_LESSON(wgmma_lesson, "BF16 tensor cores: wgmma on swizzled shared tiles fed by cp.async (placeholder)");
+WB_LESSON(wgmma_lesson, "Hopper wgmma: warpgroup MMA from swizzled shared memory");

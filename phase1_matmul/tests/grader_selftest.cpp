@@ -166,3 +166,24 @@ TEST_CASE("the BF16 grader names the Hopper rungs' planted bugs", "[gpu][grader]
   if (plants.empty()) WARN("no Hopper planted bugs yet (phase1_matmul/tests/wrong_kernels_hopper.cu)");
   check_bf16_plants(plants);
 }
+
+// Not in the suite ([.race], run by hand on a Hopper GPU): how often one graded run catches a stage
+// refilled before the wgmma that read it finished. The grade relies on tools/hopper_order_check.py
+// for this bug; this measures why.
+TEST_CASE("how often a run catches a stage refilled before its wgmma finished", "[.race][gpu][p1][hopper]") {
+  int major = 0, minor = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  if (major * 10 + minor != 90) return;
+  const std::vector<Bf16MatmulCase> shapes = {{256, 256, 4096, 1.0f, 0.0f}, {2048, 2048, 2048, 1.0f, 0.0f}};
+  for (const Bf16MatmulCase& shape : shapes) {
+    constexpr int kRuns = 10;
+    int caught = 0;
+    for (int r = 0; r < kRuns; ++r)
+      caught += grade_matmul_bf16("planted", planted_hopper_early_refill, shape, false, wb::test::seed() + r).empty()
+                    ? 0
+                    : 1;
+    WARN("early refill at " << shape.M << "x" << shape.N << "x" << shape.K << ": caught by " << caught << " of "
+                            << kRuns << " graded runs");
+  }
+}

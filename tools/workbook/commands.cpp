@@ -359,6 +359,22 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
                 exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
     return CheckOutcome::Failed;
   }
+  // Orderings no run can see (asynchronous copies and tensor-core reads): the exercise's source check.
+  if (!exercise.source_check.empty()) {
+    const ProcessResult source = run_process(
+        {"python3", ctx.source_path(exercise.source_check), exercise.id, ctx.source_path(exercise.stub)}, RunOptions{});
+    if (!source.started || source.exit_code != 0) {
+      ctx.progress.record_check(exercise.id, false, utc_timestamp());
+      ctx.save();
+      if (options.compact) return CheckOutcome::Failed;
+      std::printf("\n%s %s: not yet. The results are right on this run, but the order of the asynchronous "
+                  "operations is not:\n%s\nFix it in %s and run `workbook check %s` again. Stuck? workbook hint %s\n",
+                  ctx.red("✗").c_str(), label.c_str(),
+                  source.started ? source.output.c_str() : "(python3 was not found: the check needs it)\n",
+                  exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
+      return CheckOutcome::Failed;
+    }
+  }
   // The graded test passed; the grade is not complete until the sanitizer runs are clean too: a race
   // or a read past the end can give the right numbers on one run.
   if (options.sanitize) {

@@ -99,6 +99,7 @@ ManifestResult parse_manifest(const std::string& text) {
     if (!wb::is_arch_requirement(e.arch_requirement))
       return {std::nullopt, where + "unknown GPU requirement '" + e.arch_requirement + "' (expected 80 or 90a)"};
     e.test_timeout_s = static_cast<int>(parse_number(column(18)).value_or(0));
+    e.source_check = column(19);
     manifest.exercises.push_back(e);
   }
   if (manifest.exercises.empty()) return {std::nullopt, "the exercise registry lists no exercises"};

@@ -35,6 +35,9 @@ struct Exercise {
   // The graded test's own time limit (workbook_exercise TIMEOUT: rungs whose bugs hang), 0 for the
   // tool's default.
   int test_timeout_s = 0;
+  // A script that reads the learner's file for what no run can see (workbook_exercise SOURCE_CHECK,
+  // relative to the source directory; `python3 <script> <id> <file>`), or empty.
+  std::string source_check;
 
   // Whether a GPU of compute capability `cc` (major * 10 + minor) runs it; cc <= 0 (unknown): true.
   bool runs_on(int cc) const;
