@@ -47,7 +47,7 @@ struct Bf16Rung {
   const char* exercise;  // as workbook_exercise names it, for the skip line
   const char* name;
   Bf16MatmulLauncher launch;
-  const char* requires;  // REQUIRES_ARCH of its workbook_exercise line
+  const char* arch;  // REQUIRES_ARCH of its workbook_exercise line
 };
 
 const std::vector<Bf16Rung>& bf16_rungs() {
@@ -108,11 +108,11 @@ int main(int argc, char** argv) {
     const int cc = device.cc_major * 10 + device.cc_minor;
     std::vector<const Bf16Rung*> runnable;
     for (const Bf16Rung& rung : bf16_rungs()) {
-      if (wb::arch_requirement_met(rung.requires, cc))
+      if (wb::arch_requirement_met(rung.arch, cc))
         runnable.push_back(&rung);
       else
         std::printf("%-5s %-24s skipped: %s\n", rung.id, rung.name,
-                    wb::arch_requirement_unmet(rung.id, rung.exercise, rung.requires, cc).c_str());
+                    wb::arch_requirement_unmet(rung.id, rung.exercise, rung.arch, cc).c_str());
     }
     const double bf16_peak = bf16_peak_gflops(device);
     for (int n : sizes) {

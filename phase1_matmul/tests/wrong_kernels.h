@@ -61,8 +61,7 @@ struct Bf16Plant {
 // tests/wrong_kernels_hopper.cu, compiled for sm_90a only (workbook_grader_selftest SOURCES_90A): the
 // self-test's [hopper] case runs them on a Hopper GPU. Add a kernel there and a row to this list.
 std::vector<Bf16Plant> hopper_bf16_plants();
-// One of them, kept out of the list because it is a race (a run sees it or not): a stage refilled
-// right after the wgmma that read it were committed, before waiting for them. The self-test's [.race]
-// case measures how often a run catches it.
+// One of them, also measured by the self-test's [.race] case: a stage refilled right after the wgmma
+// that read it were committed, before waiting for them (a race: how often does a graded run see it?).
 void planted_hopper_early_refill(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
                                  float beta, float* C, cudaStream_t stream);
