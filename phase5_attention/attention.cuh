@@ -4,10 +4,12 @@
 //   Q, O  [heads][seq_q][d]      K, V  [heads][seq_k][d]      L  [heads][seq_q]
 // L is each row's log-sum-exp of the scaled logits, L = m + log(sum_j exp(s_j - m)) with m = max_j s_j
 // (natural log): the one number per row that a backward pass (or a split-K merge) needs to rebuild P.
-// Causal: query i sees keys j <= i only (shapes with causal set have seq_q == seq_k). Every launcher
-// takes device pointers, the shape and a stream, checks its launches (CUDA_CHECK_KERNEL) and launches
-// nothing when heads or seq_q is 0. seq_k >= 1; d is 64 or 128 (std::invalid_argument otherwise).
-// Host code only here: tests include it.
+// Causal: query i sees keys j <= i + seq_k - seq_q, the last seq_q rows of a causal seq_k x seq_k
+// matrix. With seq_q == seq_k (5.01-5.04, which take no other causal shape) that is j <= i; with
+// seq_q < seq_k it is decoding with a KV cache (5.06): the seq_q newest tokens against every cached key,
+// the newest seeing them all. Every launcher takes device pointers, the shape and a stream, checks its
+// launches (CUDA_CHECK_KERNEL) and launches nothing when heads or seq_q is 0. seq_k >= 1; d is 64 or
+// 128 (std::invalid_argument otherwise). Host code only here: tests include it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -35,6 +37,10 @@ float attention_scale(int d);
 // Throws std::invalid_argument unless d is 64 or 128, counts are >= 0, seq_k >= 1 and causal shapes
 // have seq_q == seq_k. Every launcher calls it first.
 void validate_attention_shape(const AttentionShape& shape);
+// The same, except that a causal shape may have seq_q <= seq_k (decoding): 5.06 and the references.
+void validate_decoding_shape(const AttentionShape& shape);
+// Keys query row i may see: i + 1 + seq_k - seq_q when causal (at most seq_k), else seq_k.
+int attention_visible_keys(const AttentionShape& shape, int row);
 
 // The workspace of 5.01 and 5.02: the scores (then probabilities) of every head, heads x seq_q x seq_k
 // floats. At seq 16384 that is 1 GiB per head: the number the flash kernels exist to avoid.
@@ -47,6 +53,11 @@ using ScoresAttentionLauncher = void (*)(const float* Q, const float* K, const f
 // Launchers that keep everything on chip (5.03, 5.04).
 using AttentionLauncher = void (*)(const float* Q, const float* K, const float* V, float* O, float* L,
                                    const AttentionShape& shape, cudaStream_t stream);
+// Launchers that split the keys and merge partial results (5.06): `workspace` holds at least
+// attention_decoding_workspace_elements(shape, splits) floats; its contents on entry do not matter.
+using DecodingAttentionLauncher = void (*)(const float* Q, const float* K, const float* V, float* O, float* L,
+                                           const AttentionShape& shape, int splits, float* workspace,
+                                           cudaStream_t stream);
 
 // ---- 5.01 naive ---------------------------------------------------------------------------------
 // Three kernels: S = Q K^T * scale (masked entries -inf), a row softmax in place (S becomes P, and L is
@@ -72,3 +83,22 @@ void attention_flash_fp32(const float* Q, const float* K, const float* V, float*
 // query tiles scheduled first. Non-causal shapes work too (no tile is skipped).
 void attention_flash_causal(const float* Q, const float* K, const float* V, float* O, float* L,
                             const AttentionShape& shape, cudaStream_t stream);
+
+// ---- 5.06 flash_decoding ------------------------------------------------------------------------
+// A few query rows (decoding: usually 1) against a long KV cache. The keys of each head are cut into
+// `splits` ranges; one warp per (head, group of up to 8 query rows, split) reads its range once with
+// 16-byte loads and writes the range's partial softmax (max m, sum l, unnormalized output); a second
+// kernel merges each row's partials with 2.08's online-softmax merge into O and L. Causal shapes may
+// have seq_q <= seq_k (validate_decoding_shape). splits >= 1 (std::invalid_argument otherwise); with
+// more splits than keys some ranges are empty. Q, K, V 16-byte aligned, as cudaMalloc returns them.
+void attention_flash_decoding(const float* Q, const float* K, const float* V, float* O, float* L,
+                              const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
+
+// The partials of 5.06: (d + 2) floats for every (head, query row, split), heads x seq_q x splits x
+// (d + 2) floats: 2.2 MB at 32 heads, 1 query, 132 splits and d 128, against 1 GiB of K and V.
+std::size_t attention_decoding_workspace_elements(const AttentionShape& shape, int splits);
+
+// 5.06's split count for `shape` on a GPU with `sm_count` multiprocessors: enough warps to keep every
+// SM's loads in flight, without splits so short that the partials cost more than they save. The lesson
+// and the benchmark pass the device's SM count; the launcher takes whatever count it is given.
+int attention_decoding_splits(const AttentionShape& shape, int sm_count);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "phase5_attention/lesson_support.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/buffer.h"
@@ -30,6 +31,34 @@ AttentionShape parse_attention_size(const std::string& text, bool causal) {
   return shape;
 }
 
+AttentionShape parse_decoding_size(const std::string& text) {
+  const std::string form = "--size needs SEQK or HEADSxSEQQxSEQKxD, got '" + text + "'";
+  std::vector<std::size_t> dims;
+  if (text.empty()) dims = {32, 1, 32768, 128};
+  for (std::size_t start = 0; !text.empty();) {  // parse_dims takes three parts at most
+    const std::size_t x = text.find('x', start);
+    std::size_t value = 0;
+    if (!wb::parse_count(text.substr(start, x == std::string::npos ? std::string::npos : x - start), &value))
+      throw wb::UsageError(form);
+    dims.push_back(value);
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  if (dims.size() == 1) dims = {32, 1, dims[0], 128};
+  if (dims.size() != 4) throw wb::UsageError(form);
+  if (dims[0] < 1 || dims[0] > 4096 || dims[1] < 1 || dims[2] < 1 || dims[2] > (1u << 24) || dims[1] > dims[2])
+    throw wb::UsageError("--size: HEADS from 1 to 4096, SEQK from 1 to 16M and SEQQ from 1 to SEQK, got '" + text +
+                         "'");
+  if (dims[3] != 64 && dims[3] != 128) throw wb::UsageError("--size: the head dimension D must be 64 or 128");
+  AttentionShape shape;
+  shape.heads = static_cast<int>(dims[0]);
+  shape.seq_q = static_cast<int>(dims[1]);
+  shape.seq_k = static_cast<int>(dims[2]);
+  shape.d = static_cast<int>(dims[3]);
+  shape.causal = true;  // decoding: query i is token seq_k - seq_q + i
+  return shape;
+}
+
 struct AttentionBench::Buffers {
   AttentionInputs host;
   wb::DeviceBuffer<float> q, k, v;
@@ -37,24 +66,26 @@ struct AttentionBench::Buffers {
   wb::DeviceBuffer<float> yard_o, yard_l;
   std::vector<int> rows;                 // sampled query rows (the same in every head)
   std::vector<RowReference> references;  // head-major: references[h * rows.size() + r]
-  Buffers(const AttentionShape& s, std::uint64_t seed)
+  Buffers(const AttentionShape& s, std::uint64_t seed, std::size_t workspace)
       : host(make_attention_inputs(s, AttentionData::Uniform, seed)),
         q(host.q),
         k(host.k),
         v(host.v),
         o(s.q_elements()),
         l(s.l_elements()),
-        scores(attention_scores_elements(s)),
+        scores(std::max(attention_scores_elements(s), workspace)),
         yard_o(s.q_elements()),
         yard_l(s.l_elements()) {}
 };
 
-AttentionBench::AttentionBench(wb::Lesson& lesson, AttentionShape shape) : lesson_(lesson), shape_(shape) {
-  // Device: Q, K, V, O twice, L twice and the scores of the unfused paths (4 bytes each).
-  const double device = 4.0 * (5.0 * shape.q_elements() + 2.0 * shape.l_elements() +
-                               static_cast<double>(attention_scores_elements(shape)));
-  lesson.require_memory(device, 4.0 * 6.0 * static_cast<double>(shape.q_elements()));
-  buffers_ = std::make_unique<Buffers>(shape, lesson.seed());
+AttentionBench::AttentionBench(wb::Lesson& lesson, AttentionShape shape, std::size_t workspace_elements,
+                               bool memory_bound)
+    : lesson_(lesson), shape_(shape), memory_bound_(memory_bound) {
+  // Device: Q and O twice, K, V, L twice and the workspace (scores or partials), 4 bytes each.
+  const double workspace = static_cast<double>(std::max(attention_scores_elements(shape), workspace_elements));
+  const double q = static_cast<double>(shape.q_elements()), k = static_cast<double>(shape.k_elements());
+  lesson.require_memory(4.0 * (3.0 * q + 2.0 * k + 2.0 * shape.l_elements() + workspace), 4.0 * (4.0 * q + 2.0 * k));
+  buffers_ = std::make_unique<Buffers>(shape, lesson.seed(), workspace_elements);
   Buffers& b = *buffers_;
   b.rows = sample_rows(shape.seq_q, 13, lesson.seed() + 3);
   for (int h = 0; h < shape.heads; ++h)
@@ -106,7 +137,8 @@ bool AttentionBench::verify(const std::string& what, const AttentionKernel& kern
 wb::TimingStats AttentionBench::time(const AttentionKernel& kernel) {
   Buffers& b = *buffers_;
   // Compute-bound (or bound by the scores' traffic, far larger than L2): no flush, as in phase 1.
-  return wb::bench(nullptr, lesson_.bench_options(false), [&] {
+  // Memory-bound (5.06): cold, K and V read from DRAM on every repeat.
+  return wb::bench(nullptr, lesson_.bench_options(memory_bound_), [&] {
     kernel(b.q.data(), b.k.data(), b.v.data(), b.o.data(), b.l.data(), shape_, b.scores.data(), nullptr);
   });
 }
@@ -116,7 +148,7 @@ const wb::TimingStats& AttentionBench::yardstick() {
     Buffers& b = *buffers_;
     attention_reference(b.q.data(), b.k.data(), b.v.data(), b.yard_o.data(), b.yard_l.data(), shape_,
                         b.scores.data(), nullptr);  // creates the cuBLAS handle, outside the timing
-    yardstick_ = wb::bench(nullptr, lesson_.bench_options(false), [&] {
+    yardstick_ = wb::bench(nullptr, lesson_.bench_options(memory_bound_), [&] {
       attention_reference(b.q.data(), b.k.data(), b.v.data(), b.yard_o.data(), b.yard_l.data(), shape_,
                           b.scores.data(), nullptr);
     });
@@ -125,7 +157,19 @@ const wb::TimingStats& AttentionBench::yardstick() {
   return yardstick_;
 }
 
+double AttentionBench::bytes_moved() const {
+  return 4.0 * (2.0 * static_cast<double>(shape_.k_elements()) + 2.0 * static_cast<double>(shape_.q_elements()) +
+                static_cast<double>(shape_.l_elements()));
+}
+
 void AttentionBench::report(const std::string& launcher, const wb::TimingStats& time, bool pass) {
+  if (memory_bound_) {
+    const std::string problem = std::to_string(shape_.heads) + "x" + std::to_string(shape_.seq_q) + "x" +
+                                std::to_string(shape_.seq_k) + "x" + std::to_string(shape_.d) +
+                                (shape_.causal ? " causal" : "");
+    lesson_.report(lesson_.memory_bound_line(launcher, problem, time, bytes_moved(), pass));
+    return;
+  }
   const wb::TimingStats& yard = yardstick();
   wb::ResultLine line;
   line.id = lesson_.id();
@@ -143,6 +187,14 @@ void AttentionBench::report(const std::string& launcher, const wb::TimingStats& 
   line.ref_value = time.median_ms > 0 ? yard.median_ms / time.median_ms : 0.0;
   line.pass = pass;
   lesson_.report(line);
+}
+
+double AttentionBench::report_yardstick() {
+  const AttentionKernel cublas{nullptr, attention_reference};
+  const bool ok = verify("attention_cublas (5.02's path)", cublas);
+  const wb::TimingStats& yard = yardstick();
+  report("attention_cublas", yard, ok);
+  return yard.median_ms;
 }
 
 int run_attention_lesson(wb::Lesson& lesson, const char* launcher, const AttentionKernel& kernel, bool causal) {

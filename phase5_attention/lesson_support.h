@@ -16,11 +16,18 @@ namespace p5 {
 
 // --size SEQ, SEQxD or HEADSxSEQxD (default 16x4096x64): seq_q = seq_k = SEQ, d 64 or 128.
 AttentionShape parse_attention_size(const std::string& text, bool causal);
+// 5.06: --size SEQK or HEADSxSEQQxSEQKxD (default 32x1x32768x128), causal: the seq_q newest tokens of a
+// KV cache of seq_k (seq_q <= seq_k).
+AttentionShape parse_decoding_size(const std::string& text);
 
 class AttentionBench {
  public:
   // Refuses (exit 2) a shape whose buffers do not fit, then makes the inputs and the reference rows.
-  AttentionBench(wb::Lesson& lesson, AttentionShape shape);
+  // `workspace_elements`: the largest workspace of a kernel to be run besides the scores of the unfused
+  // paths (5.06's partials). `memory_bound`: time with the L2 flushed between repeats and report GB/s
+  // against the copy (K and V read once, Q read, O and L written) instead of TFLOP/s.
+  AttentionBench(wb::Lesson& lesson, AttentionShape shape, std::size_t workspace_elements = 0,
+                 bool memory_bound = false);
   ~AttentionBench();
   AttentionBench(const AttentionBench&) = delete;
   AttentionBench& operator=(const AttentionBench&) = delete;
@@ -32,14 +39,22 @@ class AttentionBench {
   wb::TimingStats time(const AttentionKernel& kernel);
   // The cuBLAS path on the same inputs, timed once per bench (the first call measures it).
   const wb::TimingStats& yardstick();
-  // Prints "5.03  attention_flash_fp32  16x4096x64  ... TFLOP/s  % FP32 peak  1.20x of 5.02  PASS".
+  // Prints "5.03  attention_flash_fp32  16x4096x64  ... TFLOP/s  % FP32 peak  1.20x of 5.02  PASS", or
+  // for a memory-bound bench "5.06  attention_flash_decoding  32x1x32768x128 causal ... GB/s  % HBM peak
+  // % of memcpy  PASS".
   void report(const std::string& launcher, const wb::TimingStats& time, bool pass);
+  // A memory-bound bench's line for the cuBLAS path itself (checked like the kernels, then timed once per
+  // bench); returns its median time.
+  double report_yardstick();
+  // The minimum traffic of the memory-bound line: K and V read once, Q read, O and L written.
+  double bytes_moved() const;
 
  private:
   struct Buffers;
   wb::Lesson& lesson_;
   AttentionShape shape_;
   std::unique_ptr<Buffers> buffers_;
+  bool memory_bound_ = false;
   bool yardstick_done_ = false;
   wb::TimingStats yardstick_;
 };

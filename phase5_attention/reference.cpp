@@ -28,6 +28,27 @@ void validate_attention_shape(const AttentionShape& s) {
     throw std::invalid_argument("attention: a causal shape needs seq_q == seq_k");
 }
 
+void validate_decoding_shape(const AttentionShape& s) {
+  AttentionShape square = s;
+  if (s.causal && s.seq_q > s.seq_k)
+    throw std::invalid_argument("attention: a causal shape needs seq_q <= seq_k (the last seq_q rows of a causal "
+                                "square), got seq_q = " + std::to_string(s.seq_q) + ", seq_k = " +
+                                std::to_string(s.seq_k));
+  square.causal = false;  // the other checks
+  validate_attention_shape(square);
+}
+
+int attention_visible_keys(const AttentionShape& s, int row) {
+  if (!s.causal) return s.seq_k;
+  const long long visible = static_cast<long long>(row) + 1 + s.seq_k - s.seq_q;
+  return static_cast<int>(std::max(0LL, std::min<long long>(visible, s.seq_k)));
+}
+
+std::size_t attention_decoding_workspace_elements(const AttentionShape& s, int splits) {
+  return static_cast<std::size_t>(s.heads) * static_cast<std::size_t>(s.seq_q) *
+         static_cast<std::size_t>(std::max(splits, 0)) * static_cast<std::size_t>(s.d + 2);
+}
+
 std::size_t attention_scores_elements(const AttentionShape& s) {
   return static_cast<std::size_t>(s.heads) * static_cast<std::size_t>(s.seq_q) * static_cast<std::size_t>(s.seq_k);
 }
@@ -65,7 +86,8 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
   const float* k = in.k.data() + static_cast<std::size_t>(head) * shape.seq_k * d;
   const float* v = in.v.data() + static_cast<std::size_t>(head) * shape.seq_k * d;
   int keys = shape.seq_k;
-  if (shape.causal && variant.mask) keys = std::min(keys, row + 1 + variant.causal_shift);
+  if (shape.causal && variant.mask)
+    keys = std::min(keys, row + 1 + (shape.seq_k - shape.seq_q) + variant.causal_shift);
   if (variant.key_limit >= 0) keys = std::min(keys, variant.key_limit);
   keys = std::max(keys, 0);
 
@@ -89,6 +111,34 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
     return r;
   }
   auto value = [&](int j, int c) { return j < keys ? double(v[static_cast<std::size_t>(j) * d + c]) : 0.0; };
+
+  if (variant.merge_splits > 0) {
+    // The bug being modelled: every split's (m_s, l_s, acc_s) is right, but the merge adds the sums
+    // as they are, each still relative to its own max m_s, instead of scaling them by exp(m_s - m).
+    const long long n = shape.seq_k, splits = variant.merge_splits, chunk = (n + splits - 1) / splits;
+    double m = -std::numeric_limits<double>::infinity(), l = 0;
+    std::vector<double> acc(d, 0.0);
+    for (long long split = 0; split < splits; ++split) {
+      long long begin = std::min(split * chunk, n), end = std::min(begin + chunk, n);
+      if (variant.balanced_splits) {
+        begin = split * n / splits;
+        end = (split + 1) * n / splits;
+      }
+      end = std::min<long long>(end, keys);
+      if (begin >= end) continue;  // an empty split adds (-inf, 0, 0): nothing
+      const double m_s = *std::max_element(s.begin() + begin, s.begin() + end);
+      for (long long j = begin; j < end; ++j) {
+        const double e = std::exp(s[j] - m_s);
+        l += e;
+        for (int c = 0; c < d; ++c) acc[c] += e * value(static_cast<int>(j), c);
+      }
+      m = std::max(m, m_s);
+    }
+    for (int c = 0; c < d; ++c) r.o[c] = acc[c] / l;
+    r.magnitude.assign(d, 1.0);
+    r.lse = m + std::log(l);
+    return r;
+  }
 
   if (variant.no_rescale_tile > 0) {
     // The bug being modelled: each tile's terms are taken against the max so far, and the sums of the

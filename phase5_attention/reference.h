@@ -32,6 +32,11 @@ struct ReferenceVariant {
   int key_limit = -1;        // >= 0: only keys below it (a dropped last tile)
   int zero_keys = 0;         // extra keys of logit 0 and value 0 (a padded tail tile counted)
   int no_rescale_tile = 0;   // > 0: online softmax over tiles of this many keys that never rescales
+  // > 0: the keys cut into this many splits (chunks of ceil(seq_k / splits), or with balanced_splits
+  // split s = [s seq_k / splits, (s + 1) seq_k / splits)), each split's softmax right, but merged by
+  // adding their sums without rescaling each to the common max.
+  int merge_splits = 0;
+  bool balanced_splits = false;
 };
 
 // One row of one head, in double.
@@ -60,14 +65,31 @@ RowTolerance attention_row_tolerance(const RowReference& row, int d, bool exact_
 RowTolerance attention_bound(int visible, int d, double dot_abs, double logit_abs, double lse, bool exact_dots,
                              double slack);
 
-// Either kind of launcher, for code that runs both (graders, lessons).
+// Any kind of launcher, for code that runs them all (graders, lessons): {on_chip, with_scores} with
+// one of the two null, or {decoding, splits}.
 struct AttentionKernel {
+  AttentionKernel() = default;
+  AttentionKernel(AttentionLauncher on_chip_launcher, ScoresAttentionLauncher scores_launcher)
+      : on_chip(on_chip_launcher), with_scores(scores_launcher) {}
+  AttentionKernel(DecodingAttentionLauncher decoding_launcher, int split_count)
+      : decoding(decoding_launcher), splits(split_count) {}
+
   AttentionLauncher on_chip = nullptr;             // 5.03, 5.04
   ScoresAttentionLauncher with_scores = nullptr;  // 5.01, 5.02: needs the scores workspace
+  DecodingAttentionLauncher decoding = nullptr;   // 5.06: needs the partials' workspace
+  int splits = 1;                                 // 5.06: the split count it is called with
+  // The workspace the call below needs, in floats (0 for the on-chip kernels).
+  std::size_t workspace_elements(const AttentionShape& shape) const {
+    if (with_scores != nullptr) return attention_scores_elements(shape);
+    if (decoding != nullptr) return attention_decoding_workspace_elements(shape, splits);
+    return 0;
+  }
   void operator()(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
                   float* workspace, cudaStream_t stream) const {
     if (with_scores != nullptr) {
       with_scores(Q, K, V, O, L, shape, workspace, stream);
+    } else if (decoding != nullptr) {
+      decoding(Q, K, V, O, L, shape, splits, workspace, stream);
     } else {
       on_chip(Q, K, V, O, L, shape, stream);
     }

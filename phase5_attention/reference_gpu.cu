@@ -10,7 +10,7 @@ namespace p5 {
 // = K (op T of the stored K^T) times Q^T; O^T (d x seq_q) = V^T P^T. One strided batch per head.
 void attention_reference_cublas(cublasHandle_t handle, const float* Q, const float* K, const float* V, float* O,
                                 float* L, const AttentionShape& shape, float* workspace, cudaStream_t stream) {
-  validate_attention_shape(shape);
+  validate_decoding_shape(shape);  // the mask of row_softmax.cuh covers causal decoding (seq_q < seq_k) too
   if (shape.heads == 0 || shape.seq_q == 0) return;
   const int sq = shape.seq_q, sk = shape.seq_k, d = shape.d;
   const float scale = attention_scale(d), one = 1.0f, zero = 0.0f;

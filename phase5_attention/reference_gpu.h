@@ -11,7 +11,8 @@
 namespace p5 {
 
 // 5.02's computation: S = scale Q K^T and O = P V by cublasGemmStridedBatchedEx (FP32, default math),
-// the masked row softmax between them. `workspace`: attention_scores_elements(shape) floats.
+// the masked row softmax between them. `workspace`: attention_scores_elements(shape) floats. Takes the
+// causal decoding shapes of 5.06 as well (seq_q < seq_k: validate_decoding_shape).
 void attention_reference_cublas(cublasHandle_t handle, const float* Q, const float* K, const float* V, float* O,
                                 float* L, const AttentionShape& shape, float* workspace, cudaStream_t stream);
 

@@ -40,13 +40,14 @@ struct SumOp {
 };
 
 // blockIdx.x is the row of all heads' scores (head * seq_q + i). Three passes over the row (max, sum,
-// write); the row (seq_k floats) stays in L1/L2 between them. Every row has a visible key (key 0).
+// write); the row (seq_k floats) stays in L1/L2 between them. Causal row i sees keys j <= i + seq_k -
+// seq_q (j <= i when seq_q == seq_k): every row has a visible key (key 0) when seq_q <= seq_k.
 __global__ void masked_row_softmax_kernel(float* __restrict__ S, float* __restrict__ L, int seq_q, int seq_k,
                                           bool causal) {
   __shared__ float scratch[kRowSoftmaxThreads / 32];
   const std::size_t row = blockIdx.x;
   const int i = static_cast<int>(row % static_cast<std::size_t>(seq_q));
-  const int visible = causal ? min(i + 1, seq_k) : seq_k;
+  const int visible = causal ? min(i + 1 + (seq_k - seq_q), seq_k) : seq_k;
   float* s = S + row * static_cast<std::size_t>(seq_k);
   float m = -INFINITY;
   for (int j = threadIdx.x; j < visible; j += blockDim.x) m = fmaxf(m, s[j]);

@@ -61,6 +61,45 @@ TEST_CASE("the phase 5 grader accepts a correct kernel and names every planted b
   }
 }
 
+TEST_CASE("the phase 5 grader accepts a correct decoding kernel and names every planted decoding bug",
+          "[gpu][grader][p5]") {
+  const p5::AttentionData huge = p5::AttentionData::HugeLogits;
+  auto decode = [](int heads, int seq_q, int seq_k, int d, bool causal, int splits,
+                   p5::AttentionData data = p5::AttentionData::Uniform) {
+    AttentionCase c;
+    c.shape = AttentionShape{heads, seq_q, seq_k, d, causal};
+    c.data = data;
+    c.splits = splits;
+    return c;
+  };
+  const std::vector<Plant> plants = {
+      {"a correct decoding kernel", {planted_decoding_correct, 1}, decode(3, 5, 257, 64, true, 7), ""},
+      {"a correct decoding kernel, d = 128, not causal", {planted_decoding_correct, 1}, decode(3, 8, 1000, 128, false, 5),
+       ""},
+      {"a correct decoding kernel, empty splits", {planted_decoding_correct, 1}, decode(3, 1, 1, 64, true, 7), ""},
+      {"a correct decoding kernel, logits near 1e4", {planted_decoding_correct, 1},
+       decode(3, 5, 257, 128, true, 7, huge), ""},
+      {"partials merged without rescaling", {planted_decoding_merge_no_rescale, 1}, decode(3, 2, 257, 64, false, 7),
+       "merged without rescaling"},
+      {"the last split's tail keys dropped", {planted_decoding_drops_split_tail, 1}, decode(3, 2, 65, 128, false, 7),
+       "tail keys were dropped"},
+      {"L merged wrong", {planted_decoding_lse_merged_wrong, 1}, decode(3, 2, 257, 64, false, 7),
+       "the merged L is m + log(l)"},
+      {"the causal mask of a square matrix", {planted_decoding_square_mask, 1}, decode(3, 5, 65, 64, true, 7),
+       "causal mask of a square matrix"},
+  };
+  for (const Plant& p : plants) {
+    INFO("planted: " << p.what);
+    const std::string verdict = grade_attention("planted", p.kernel, p.c, wb::test::seed());
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("the cuBLAS path that grades seq 4096 matches the CPU reference", "[gpu][grader][p5]") {
   const p5::AttentionKernel reference{nullptr, p5::attention_reference};
   for (bool causal : {false, true}) {
@@ -74,6 +113,11 @@ TEST_CASE("the cuBLAS path that grades seq 4096 matches the CPU reference", "[gp
       }
       const AttentionCase big = make(3, 257, d, causal, p5::AttentionData::HugeLogits);
       CHECK(grade_attention("attention_reference", reference, big, wb::test::seed()).empty());
+      // Decoding shapes (5.06's lesson yardstick): seq_q < seq_k, causal rows ending at seq_k - seq_q + i.
+      AttentionCase decode = make(3, 5, d, causal);
+      decode.shape.seq_k = 257;
+      INFO("the cuBLAS path at seq_q 5, seq_k 257, d " << d << (causal ? ", causal" : ""));
+      CHECK(grade_attention("attention_reference", reference, decode, wb::test::seed()).empty());
     }
   }
 }

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/buffer.h"
+#include "common/device.h"
 #include "common/testing.h"
 #include "phase5_attention/reference_gpu.h"
 
@@ -19,9 +21,17 @@ using p5::RowTolerance;
 // Above this many multiply-adds the CPU reference is too slow for a test; the cuBLAS path grades instead.
 constexpr double kCpuReferenceLimit = double(1 << 28);
 
-std::string shape_text(const AttentionShape& s) {
+std::string shape_text(const AttentionCase& c) {
+  const AttentionShape& s = c.shape;
   std::ostringstream text;
-  text << "heads = " << s.heads << ", seq = " << s.seq_q << ", d = " << s.d << (s.causal ? ", causal" : "");
+  text << "heads = " << s.heads;
+  if (s.seq_q == s.seq_k && c.splits == 0) {
+    text << ", seq = " << s.seq_q;
+  } else {
+    text << ", seq_q = " << s.seq_q << ", seq_k = " << s.seq_k;
+  }
+  text << ", d = " << s.d << (s.causal ? ", causal" : "");
+  if (c.splits > 0) text << ", " << c.splits << (c.splits == 1 ? " split" : " splits");
   return text.str();
 }
 
@@ -57,26 +67,84 @@ bool o_matches(const Outcome& out, int head, int row, const RowReference& ref) {
   return std::isfinite(any_l.lse) ? row_matches(out, head, row, any_l, 1.0) : false;
 }
 
+// O matches `alt` whatever L the kernel wrote (for bugs whose L is anyone's guess).
+bool o_matches_variant(const Outcome& out, int head, int row, const RowReference& alt) {
+  RowReference any_l = alt;
+  any_l.lse = out.l[static_cast<std::size_t>(head) * out.shape.seq_q + row];
+  return std::isfinite(any_l.lse) ? row_matches(out, head, row, any_l, 4.0) : false;
+}
+
 // A bug the grader can recognise: a wrong attention that the kernel's output matches.
 struct Hypothesis {
   ReferenceVariant variant;
   std::string diagnosis;
+  bool o_only = false;  // compare O only (the bug leaves L anyone's guess)
 };
 
-std::vector<Hypothesis> hypotheses(const AttentionShape& s) {
+// 5.06's bugs, for a decoding case run with `splits` splits: the tail of the last split dropped, the
+// partials merged without rescaling.
+void decoding_hypotheses(const AttentionShape& s, int splits, std::vector<Hypothesis>& h) {
+  const long long n = s.seq_k, S = splits;
+  const long long floor_limit = S * (n / S);
+  if (floor_limit > 0 && floor_limit < n) {
+    ReferenceVariant dropped;
+    dropped.key_limit = static_cast<int>(floor_limit);
+    h.push_back({dropped, "O matches attention over the first " + std::to_string(floor_limit) + " keys only: keys " +
+                              std::to_string(floor_limit) + ".." + std::to_string(n - 1) +
+                              " belong to no split. " + std::to_string(splits) + " splits of seq_k / splits = " +
+                              std::to_string(n / S) + " keys (rounded down) stop short of seq_k = " +
+                              std::to_string(n) + ": the last split's tail keys were dropped; the last split must "
+                              "end at seq_k."});
+  }
+  const long long chunk = (n + S - 1) / S, last_begin = (S - 1) * chunk;
+  if (S > 1 && last_begin > 0 && last_begin < n) {
+    ReferenceVariant no_last;
+    no_last.key_limit = static_cast<int>(last_begin);
+    h.push_back({no_last, "O matches attention without the last split's keys (" + std::to_string(last_begin) + ".." +
+                              std::to_string(n - 1) + "): with chunks of ceil(seq_k / splits) = " +
+                              std::to_string(chunk) + " keys the last split is the short one, and its range must "
+                              "still run to seq_k (its partial must be written and merged too)."});
+  }
+  if (S > 1) {
+    for (bool balanced : {false, true}) {
+      ReferenceVariant stale;
+      stale.merge_splits = splits;
+      stale.balanced_splits = balanced;
+      h.push_back({stale,
+                   "O matches the splits' partials merged without rescaling: each split's l_s and output are sums "
+                   "of exp(s - m_s) against its own max m_s, so before they are added both must be scaled to the "
+                   "common max m, by exp(m_s - m) (2.08's merge; the split with the largest max keeps a factor of 1).",
+                   true});
+    }
+  }
+}
+
+std::vector<Hypothesis> hypotheses(const AttentionShape& s, int splits) {
   std::vector<Hypothesis> h;
+  if (splits > 0) decoding_hypotheses(s, splits, h);
   if (s.causal) {
+    const int offset = s.seq_k - s.seq_q;  // decoding: query i is token offset + i
     ReferenceVariant no_mask;
     no_mask.mask = false;
-    h.push_back({no_mask,
-                 "O matches attention without the causal mask: query i must see keys j <= i only (a logit of -inf "
-                 "for every later key), and the tiles above the diagonal have nothing to add."});
+    h.push_back({no_mask, offset == 0 ? "O matches attention without the causal mask: query i must see keys j <= i "
+                                        "only (a logit of -inf for every later key), and the tiles above the "
+                                        "diagonal have nothing to add."
+                                      : "O matches attention without the causal mask: query i of a decoding step "
+                                        "sees keys j <= seq_k - seq_q + i only; only the last query sees them all."});
+    if (offset > 1) {
+      ReferenceVariant square;
+      square.causal_shift = -offset;
+      h.push_back({square, "O matches the causal mask of a square matrix (query i sees keys j <= i): in decoding the "
+                           "seq_q queries are the newest seq_q tokens, so query i is token seq_k - seq_q + i and sees "
+                           "keys j <= seq_k - seq_q + i; the last query sees every key."});
+    }
     for (int shift : {1, -1}) {
       ReferenceVariant off;
       off.causal_shift = shift;
-      h.push_back({off, std::string("O matches a causal mask that is off by one (query i sees keys up to i ") +
-                            (shift > 0 ? "+ 1" : "- 1") +
-                            "): key j is visible to query i exactly when j <= i, so row 0 sees key 0 alone."});
+      const std::string sees = offset == 0 ? "i " : "seq_k - seq_q + i ";
+      h.push_back({off, "O matches a causal mask that is off by one (query i sees keys up to " + sees +
+                            (shift > 0 ? "+ 1" : "- 1") + "): key j is visible to query i exactly when j <= " + sees +
+                            (offset == 0 ? ", so row 0 sees key 0 alone." : ", so the last query sees every key.")});
     }
   }
   ReferenceVariant twice;
@@ -126,16 +194,23 @@ std::vector<std::pair<int, int>> sample_bad_rows(const std::vector<std::pair<int
 
 // One sentence on what the pattern of wrong rows says about the bug.
 std::string explain(const Outcome& out, const std::vector<std::pair<int, int>>& bad_rows,
-                    const std::vector<RowReference>* cpu, bool huge) {
+                    const std::vector<RowReference>* cpu, bool huge, int splits) {
   const AttentionShape& s = out.shape;
+  const bool decoding = splits > 0;
   std::size_t nan_o = 0, untouched_l = 0;
   for (float x : out.o) nan_o += std::isnan(x) && !wb::same_bits(x, wb::poison_value<float>());
   for (float x : out.l) untouched_l += wb::same_bits(x, wb::poison_value<float>());
   if (untouched_l == out.l.size())
     return "L was never written: every kernel also writes each row's log-sum-exp L = m + log(l).";
   if (nan_o > 0 && huge)
-    return "NaN in O with logits near +-1e4: expf overflows above 88.7 (and exp of -1e4 is 0, giving 0 / 0); "
-           "subtract the row's running max before every exp.";
+    return decoding ? "NaN in O with logits near +-1e4: expf overflows above 88.7 (and exp of -1e4 is 0, giving "
+                      "0 / 0); a merge must scale each split by exp(m_s - m), never by exp(m_s) or exp(L_s)."
+                    : "NaN in O with logits near +-1e4: expf overflows above 88.7 (and exp of -1e4 is 0, giving "
+                      "0 / 0); subtract the row's running max before every exp.";
+  if (nan_o > 0 && decoding)
+    return "NaN in O: a merge of two empty partials (exp(-inf - -inf)), a merged l of 0 (no split saw a key: do "
+           "the ranges cover 0..seq_k - 1?), or a read past the end of K or V (a split's range past seq_k: their "
+           "guards hold NaN).";
   if (nan_o > 0)
     return "NaN in O: exp(-inf - -inf) for a row that has seen only masked keys, or a read past the end of Q, K or "
            "V (their guards hold NaN).";
@@ -151,18 +226,28 @@ std::string explain(const Outcome& out, const std::vector<std::pair<int, int>>& 
     l_ok += l_matches(out, head, row, ref_of(head, row));
   }
   if (o_ok == sample.size())
-    return "O is right but L is not: L = m + log(l) per row, the natural log of the sum of exp(s - m) plus the max m "
-           "of the scaled logits.";
-  for (const Hypothesis& h : hypotheses(s)) {
+    return decoding ? "O is right but L is not: the merged L is m + log(l), with m the largest m_s of the row's "
+                      "splits and l = sum of l_s exp(m_s - m), the same rescale as the outputs get (not the last "
+                      "split's L, nor a sum of the splits' L)."
+                    : "O is right but L is not: L = m + log(l) per row, the natural log of the sum of exp(s - m) "
+                      "plus the max m of the scaled logits.";
+  for (const Hypothesis& h : hypotheses(s, splits)) {
     std::size_t matched = 0, tried = 0;
     for (const auto& [head, row] : sample) {
       const RowReference alt = p5::attention_reference_row(s, out.in, head, row, h.variant);
       if (alt.visible == 0) continue;
       ++tried;
-      matched += row_matches(out, head, row, alt, 4.0);
+      matched += h.o_only ? o_matches_variant(out, head, row, alt) : row_matches(out, head, row, alt, 4.0);
     }
     if (tried > 0 && matched == tried) return h.diagnosis;
   }
+  if (decoding && l_ok == sample.size())
+    return "L is right but O is not: the splits' (m, l) merge well, so look at the outputs: each split's partial "
+           "output must be scaled by exp(m_s - m) as its l_s is, and the merged sum divided by the merged l once.";
+  if (decoding)
+    return "O and L are wrong: check each split's range (every key in exactly one split, the last ending at "
+           "seq_k), the causal end of each query (seq_k - seq_q + i), the partials' slots, and the merge (l_s and "
+           "the partial output both scaled by exp(m_s - m)).";
   if (l_ok == sample.size())
     return "L is right but O is not: the softmax statistics are right, so look at the output accumulator: it must "
            "be rescaled by exp(m_old - m_new) together with l when the max grows, and divided by l at the end.";
@@ -199,22 +284,80 @@ std::vector<AttentionCase> attention_cases(bool causal) {
 
 std::vector<AttentionCase> huge_logit_cases(bool causal) { return make_cases({65, 257}, causal, AttentionData::HugeLogits); }
 
+namespace {
+
+// Decoding shapes: every seq_k against every seq_q (causal only where seq_q <= seq_k), d 64 and 128,
+// with the chosen split count and with 7.
+std::vector<AttentionCase> make_decoding_cases(const std::vector<int>& seq_ks, const std::vector<int>& seq_qs,
+                                               bool causal, AttentionData data, DecodingSplitChooser choose) {
+  std::vector<AttentionCase> cases;
+  const int sms = wb::current_sm_count();
+  for (int seq_k : seq_ks) {
+    if (wb::test::sanitize_mode() && seq_k > 65) continue;
+    for (int seq_q : seq_qs) {
+      if (causal && seq_q > seq_k) continue;  // a causal decoding step has at most seq_k queries
+      if (wb::test::sanitize_mode() && seq_q != 1 && seq_q != 5) continue;
+      for (int d : {64, 128}) {
+        AttentionCase c;
+        c.shape.heads = wb::test::sanitize_mode() ? 2 : seq_k <= 257 ? 3 : 1;
+        c.shape.seq_q = seq_q;
+        c.shape.seq_k = seq_k;
+        c.shape.d = d;
+        c.shape.causal = causal;
+        c.data = data;
+        c.splits = choose(c.shape, sms);
+        cases.push_back(c);
+        if (c.splits != 7) {
+          c.splits = 7;
+          cases.push_back(c);
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+
+std::vector<AttentionCase> decoding_cases(bool causal, DecodingSplitChooser choose) {
+  return make_decoding_cases({1, 17, 63, 64, 65, 257, 1000, 4096, 32768}, {1, 2, 5, 8}, causal, AttentionData::Uniform,
+                             choose);
+}
+
+std::vector<AttentionCase> decoding_huge_logit_cases(bool causal, DecodingSplitChooser choose) {
+  return make_decoding_cases({65, 257, 1000}, {1, 5}, causal, AttentionData::HugeLogits, choose);
+}
+
+std::vector<AttentionCase> decoding_large_cases(DecodingSplitChooser choose) {
+  std::vector<AttentionCase> cases;
+  if (wb::test::sanitize_mode()) return cases;
+  for (const AttentionShape shape : {AttentionShape{32, 1, 32768, 128, true}, AttentionShape{8, 4, 32768, 64, true}}) {
+    AttentionCase c;
+    c.shape = shape;
+    c.splits = choose(shape, wb::current_sm_count());
+    cases.push_back(c);
+  }
+  return cases;
+}
+
 std::vector<AttentionCase> large_cases(bool causal) {
   std::vector<AttentionCase> cases = make_cases({4096}, causal, AttentionData::Uniform);
   for (AttentionCase& c : cases) c.shape.heads = 2;
   return cases;
 }
 
-std::string grade_attention(const char* name, const p5::AttentionKernel& kernel, const AttentionCase& c,
+std::string grade_attention(const char* name, const p5::AttentionKernel& kernel_in, const AttentionCase& c,
                             std::uint64_t seed) {
   const AttentionShape& s = c.shape;
+  p5::AttentionKernel kernel = kernel_in;
+  if (c.splits > 0) kernel.splits = c.splits;
   Outcome out;
   out.shape = s;
   out.in = p5::make_attention_inputs(s, c.data, seed);
   out.exact_dots = c.data == AttentionData::HugeLogits;
   // Inputs ringed with NaN canaries (a read past an input shows as NaN); outputs poisoned between canaries.
   wb::GuardedDeviceBuffer<float> q(s.q_elements()), k(s.k_elements()), v(s.k_elements()), o(s.q_elements()),
-      l(s.l_elements()), scores(kernel.with_scores ? attention_scores_elements(s) : 0);
+      l(s.l_elements()), scores(kernel.workspace_elements(s));
   q.upload(out.in.q);
   k.upload(out.in.k);
   v.upload(out.in.v);
@@ -222,12 +365,15 @@ std::string grade_attention(const char* name, const p5::AttentionKernel& kernel,
     kernel(q.data(), k.data(), v.data(), o.data(), l.data(), s, scores.data(), nullptr);
   } catch (const wb::CudaError& e) {
     return std::string("launching ") + name + " failed: " + e.what();
+  } catch (const std::invalid_argument& e) {
+    return std::string(name) + " refused the shape: " + e.what();
   }
   const cudaError_t ran = cudaDeviceSynchronize();
   if (ran != cudaSuccess)
     return std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
   const std::pair<const char*, const wb::GuardedDeviceBuffer<float>*> guarded[] = {
-      {"O", &o}, {"L", &l}, {"the scores workspace", &scores}, {"Q", &q}, {"K", &k}, {"V", &v}};
+      {"O", &o}, {"L", &l}, {kernel.decoding ? "the partials' workspace" : "the scores workspace", &scores},
+      {"Q", &q}, {"K", &k}, {"V", &v}};
   for (const auto& [what, buffer] : guarded) {
     const wb::GuardReport guards = buffer->check_guards();
     if (!guards.ok()) return guards.describe(std::string(name) + ": " + what);
@@ -268,7 +414,7 @@ std::string grade_attention(const char* name, const p5::AttentionKernel& kernel,
     const double scale = attention_scale(d);
     for (std::size_t row = 0; row < want_l.size(); ++row) {
       const int i = static_cast<int>(row % s.seq_q);
-      const int visible = s.causal ? i + 1 : s.seq_k;
+      const int visible = attention_visible_keys(s, i);
       const RowTolerance t =
           p5::attention_bound(visible, d, scale * d, scale * d, want_l[row], out.exact_dots, 2.0);
       for (int col = 0; col < d; ++col) tol_o[row * d + col] = {t.o_abs + t.o_rel, 2.0 * wb::kFloatEpsilon};
@@ -298,12 +444,13 @@ std::string grade_attention(const char* name, const p5::AttentionKernel& kernel,
   rows << bad_rows.size() << " of " << want_l.size() << " rows are wrong";
   if (!bad_rows.empty()) rows << ", the first at head " << bad_rows[0].first << ", row " << bad_rows[0].second;
   rows << ". ";
-  return report + rows.str() + explain(out, bad_rows, on_cpu ? &cpu : nullptr, c.data == AttentionData::HugeLogits);
+  return report + rows.str() +
+         explain(out, bad_rows, on_cpu ? &cpu : nullptr, c.data == AttentionData::HugeLogits, c.splits);
 }
 
 void check_attention(const char* name, const p5::AttentionKernel& kernel, const AttentionCase& c) {
   const std::uint64_t seed = wb::test::seed();
-  INFO(name << " with " << shape_text(c.shape)
+  INFO(name << " with " << shape_text(c)
             << (c.data == AttentionData::HugeLogits ? ", logits near +-1e4" : ", q, k, v uniform in [-1, 1)")
             << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
   const std::string failure = grade_attention(name, kernel, c, seed);

@@ -15,6 +15,7 @@
 struct AttentionCase {
   AttentionShape shape;
   p5::AttentionData data = p5::AttentionData::Uniform;
+  int splits = 0;  // 5.06: the split count the launcher is called with (0: not a decoding case)
 };
 
 // seq 1, 17, 63, 64, 65, 257, 1000 (1 and 3 heads), d 64 and 128, causal or not; seq 1000 is dropped
@@ -24,6 +25,20 @@ std::vector<AttentionCase> attention_cases(bool causal);
 std::vector<AttentionCase> huge_logit_cases(bool causal);
 // seq 4096 (2 heads), d 64 and 128, graded against the cuBLAS path; none under WB_SANITIZE.
 std::vector<AttentionCase> large_cases(bool causal);
+
+// 5.06's split heuristic (attention_decoding_splits), passed in: the grader links no exercise.
+using DecodingSplitChooser = int (*)(const AttentionShape& shape, int sm_count);
+// Decoding: seq_q 1, 2, 5 and 8 against seq_k 1, 17, 63, 64, 65, 257, 1000, 4096 and 32768; d 64 and 128;
+// 3 heads up to seq_k 257, 1 beyond; causal (the last seq_q rows of a causal square: seq_q <= seq_k) or
+// not. Each shape runs with the split count `choose` picks on this GPU and with 7 splits (uneven tails,
+// and empty splits where seq_k < 7). Under WB_SANITIZE: seq_k up to 65, seq_q 1 and 5, 2 heads.
+std::vector<AttentionCase> decoding_cases(bool causal, DecodingSplitChooser choose);
+// Logits near +-1e4 at seq_k 65, 257 and 1000 (seq_q 1 and 5): different splits reach different maxima
+// a few units apart, so a merge without the max overflows.
+std::vector<AttentionCase> decoding_huge_logit_cases(bool causal, DecodingSplitChooser choose);
+// The lesson's shape (32 heads, 1 query, seq_k 32768, d 128) and 8 heads x 4 queries x 32768 x 64, causal,
+// with the chosen split count: many splits per row. None under WB_SANITIZE.
+std::vector<AttentionCase> decoding_large_cases(DecodingSplitChooser choose);
 
 // Runs the kernel once on one case; "" when O and L are right and nothing outside them was written,
 // else the report and its diagnosis. check_attention FAILs with it.

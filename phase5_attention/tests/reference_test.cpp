@@ -2,6 +2,7 @@
 // Host tests of the phase 5 references: the CPU attention on cases worked by hand, the variants the
 // grader uses to name bugs, and the error bound's growth.
 #include <cmath>
+#include <stdexcept>
 
 #include "common/catch.h"
 #include "common/verify.h"
@@ -100,4 +101,50 @@ TEST_CASE("the attention bound grows with the keys and the logits' size", "[host
   CHECK(huge.l_abs < 1e-2);
   // Slack scales the bound.
   CHECK(near_equal(p5::attention_bound(64, 64, 2.0, 1.0, 4.0, false, 2.0).o_rel, 2.0 * small.o_rel));
+}
+
+TEST_CASE("a causal decoding query i sees keys up to seq_k - seq_q + i", "[host][p5]") {
+  AttentionShape s{1, 3, 10, 64, true};  // the 3 newest tokens of 10
+  const p5::AttentionInputs in = p5::make_attention_inputs(s, p5::AttentionData::Uniform, 5);
+  CHECK(p5::attention_reference_row(s, in, 0, 0).visible == 8);
+  CHECK(p5::attention_reference_row(s, in, 0, 2).visible == 10);
+  CHECK(attention_visible_keys(s, 0) == 8);
+  CHECK(attention_visible_keys(s, 2) == 10);
+  p5::ReferenceVariant square;
+  square.causal_shift = -(s.seq_k - s.seq_q);  // the square matrix's mask: j <= i
+  CHECK(p5::attention_reference_row(s, in, 0, 1, square).visible == 2);
+  // seq_q == seq_k is the square case of 5.04.
+  CHECK(attention_visible_keys(AttentionShape{1, 10, 10, 64, true}, 0) == 1);
+  CHECK(attention_visible_keys(AttentionShape{1, 3, 10, 64, false}, 0) == 10);
+}
+
+TEST_CASE("decoding shapes: only the decoding check lets a causal shape have seq_q < seq_k", "[host][p5]") {
+  const AttentionShape decode{2, 4, 100, 128, true};
+  CHECK_NOTHROW(validate_decoding_shape(decode));
+  CHECK_THROWS_AS(validate_attention_shape(decode), std::invalid_argument);
+  CHECK_THROWS_AS(validate_decoding_shape(AttentionShape{2, 101, 100, 128, true}), std::invalid_argument);
+  CHECK_NOTHROW(validate_decoding_shape(AttentionShape{2, 101, 100, 128, false}));  // not causal: any seq_q
+  CHECK_THROWS_AS(validate_decoding_shape(AttentionShape{2, 4, 100, 96, false}), std::invalid_argument);
+  // The partials: (d + 2) floats per head, query row and split.
+  CHECK(attention_decoding_workspace_elements(decode, 7) == std::size_t(2) * 4 * 7 * 130);
+}
+
+TEST_CASE("partials merged without rescaling differ from softmax unless there is one split", "[host][p5]") {
+  const AttentionShape s{1, 2, 257, 64, false};
+  const p5::AttentionInputs in = p5::make_attention_inputs(s, p5::AttentionData::Uniform, 9);
+  const p5::RowReference right = p5::attention_reference_row(s, in, 0, 1);
+  p5::ReferenceVariant one;
+  one.merge_splits = 1;
+  const p5::RowReference whole = p5::attention_reference_row(s, in, 0, 1, one);
+  CHECK(near_equal(whole.lse, right.lse));
+  CHECK(near_equal(whole.o[3], right.o[3]));
+  for (bool balanced : {false, true}) {
+    p5::ReferenceVariant seven;
+    seven.merge_splits = 7;
+    seven.balanced_splits = balanced;
+    const p5::RowReference stale = p5::attention_reference_row(s, in, 0, 1, seven);
+    double diff = 0;
+    for (int c = 0; c < s.d; ++c) diff = std::fmax(diff, std::fabs(stale.o[c] - right.o[c]));
+    CHECK(diff > 1e-3);  // far outside the bound at 257 keys (about 1e-4 of sum p|v|)
+  }
 }

@@ -83,7 +83,114 @@ void launch(const float* Q, const float* K, const float* V, float* O, float* L, 
   CUDA_CHECK_KERNEL();
 }
 
+// ---- 5.06: split the keys, merge the partials ------------------------------------------------------
+
+enum class DecodeBug { None, MergeNoRescale, DropsSplitTail, LseMergedWrong, SquareMask };
+
+// One warp per (row, split): the split's (m, l, acc) by a plain online softmax, key by key, stored at
+// workspace + item (D + 2) as acc[0..D), m, l.
+template <DecodeBug bug, int D>
+__global__ void planted_split_kernel(const float* Q, const float* K, const float* V, float* part, int heads, int seq_q,
+                                     int seq_k, int splits, float scale, bool causal) {
+  const long long item = static_cast<long long>(blockIdx.x) * kWarps + threadIdx.x / 32;
+  if (item >= static_cast<long long>(heads) * seq_q * splits) return;  // the whole warp leaves together
+  const int split = static_cast<int>(item % splits);
+  const long long row = item / splits;
+  const int i = static_cast<int>(row % seq_q);
+  const std::size_t head = static_cast<std::size_t>(row / seq_q);
+  const int lane = threadIdx.x % 32;
+  const float* k_head = K + head * seq_k * D;
+  const float* v_head = V + head * seq_k * D;
+  float q[D / 32], acc[D / 32];
+  for (int t = 0; t < D / 32; ++t) {
+    q[t] = Q[static_cast<std::size_t>(row) * D + lane + 32 * t];
+    acc[t] = 0.0f;
+  }
+  // DropsSplitTail: chunks of seq_k / splits rounded down, so the last seq_k % splits keys are in none.
+  const long long chunk = bug == DecodeBug::DropsSplitTail ? seq_k / splits : (seq_k + splits - 1LL) / splits;
+  const long long begin = min(split * chunk, static_cast<long long>(seq_k));
+  long long end = min(begin + chunk, static_cast<long long>(seq_k));
+  if (causal) end = min(end, static_cast<long long>(bug == DecodeBug::SquareMask ? i + 1 : seq_k - seq_q + i + 1));
+  float m = -INFINITY, l = 0.0f;
+  for (long long j = begin; j < end; ++j) {
+    const float s = warp_dot<D>(q, k_head + static_cast<std::size_t>(j) * D) * scale;
+    const float m_new = fmaxf(m, s);
+    const float rescale = expf(m - m_new), p = expf(s - m_new);
+    l = l * rescale + p;
+    for (int t = 0; t < D / 32; ++t)
+      acc[t] = acc[t] * rescale + p * v_head[static_cast<std::size_t>(j) * D + lane + 32 * t];
+    m = m_new;
+  }
+  float* slot = part + static_cast<std::size_t>(item) * (D + 2);
+  for (int t = 0; t < D / 32; ++t) slot[lane + 32 * t] = acc[t];
+  if (lane == 0) {
+    slot[D] = m;
+    slot[D + 1] = l;
+  }
+}
+
+// One warp per row: folds the row's partials; MergeNoRescale adds them as they are, LseMergedWrong
+// writes the largest split's own log-sum-exp as L.
+template <DecodeBug bug, int D>
+__global__ void planted_merge_kernel(const float* part, float* O, float* L, long long rows, int splits) {
+  const long long row = static_cast<long long>(blockIdx.x) * kWarps + threadIdx.x / 32;
+  if (row >= rows) return;
+  const int lane = threadIdx.x % 32;
+  float m = -INFINITY, l = 0.0f, best_lse = -INFINITY, o[D / 32];
+  for (int t = 0; t < D / 32; ++t) o[t] = 0.0f;
+  for (int split = 0; split < splits; ++split) {
+    const float* slot = part + (static_cast<std::size_t>(row) * splits + split) * (D + 2);
+    const float m_s = slot[D], l_s = slot[D + 1];
+    if (l_s == 0.0f) continue;  // an empty split
+    best_lse = fmaxf(best_lse, m_s + logf(l_s));
+    const float m_new = fmaxf(m, m_s);
+    const float a = bug == DecodeBug::MergeNoRescale ? 1.0f : expf(m - m_new);
+    const float b = bug == DecodeBug::MergeNoRescale ? 1.0f : expf(m_s - m_new);
+    l = l * a + l_s * b;
+    for (int t = 0; t < D / 32; ++t) o[t] = o[t] * a + slot[lane + 32 * t] * b;
+    m = m_new;
+  }
+  for (int t = 0; t < D / 32; ++t) O[static_cast<std::size_t>(row) * D + lane + 32 * t] = o[t] / l;
+  if (lane == 0) L[row] = bug == DecodeBug::LseMergedWrong ? best_lse : m + logf(l);
+}
+
+template <DecodeBug bug, int D>
+void launch_decoding_dim(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& s,
+                         int splits, float* workspace, cudaStream_t stream) {
+  const long long rows = static_cast<long long>(s.heads) * s.seq_q;
+  const unsigned split_blocks = static_cast<unsigned>(wb::ceil_div(rows * splits, static_cast<long long>(kWarps)));
+  planted_split_kernel<bug, D><<<split_blocks, 32 * kWarps, 0, stream>>>(Q, K, V, workspace, s.heads, s.seq_q, s.seq_k,
+                                                                        splits, attention_scale(D), s.causal);
+  CUDA_CHECK_KERNEL();
+  const unsigned merge_blocks = static_cast<unsigned>(wb::ceil_div(rows, static_cast<long long>(kWarps)));
+  planted_merge_kernel<bug, D><<<merge_blocks, 32 * kWarps, 0, stream>>>(workspace, O, L, rows, splits);
+  CUDA_CHECK_KERNEL();
+}
+
+template <DecodeBug bug>
+void launch_decoding(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& s,
+                     int splits, float* workspace, cudaStream_t stream) {
+  validate_decoding_shape(s);
+  if (s.heads == 0 || s.seq_q == 0) return;
+  if (s.d == 64) {
+    launch_decoding_dim<bug, 64>(Q, K, V, O, L, s, splits, workspace, stream);
+  } else {
+    launch_decoding_dim<bug, 128>(Q, K, V, O, L, s, splits, workspace, stream);
+  }
+}
+
 }  // namespace
+
+#define WB_PLANT_DECODING(fn, bug)                                                                               \
+  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,      \
+          int splits, float* workspace, cudaStream_t stream) {                                                   \
+    launch_decoding<bug>(Q, K, V, O, L, shape, splits, workspace, stream);                                       \
+  }
+WB_PLANT_DECODING(planted_decoding_correct, DecodeBug::None)
+WB_PLANT_DECODING(planted_decoding_merge_no_rescale, DecodeBug::MergeNoRescale)
+WB_PLANT_DECODING(planted_decoding_drops_split_tail, DecodeBug::DropsSplitTail)
+WB_PLANT_DECODING(planted_decoding_lse_merged_wrong, DecodeBug::LseMergedWrong)
+WB_PLANT_DECODING(planted_decoding_square_mask, DecodeBug::SquareMask)
 
 #define WB_PLANT(fn, bug)                                                                                      \
   void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,    \

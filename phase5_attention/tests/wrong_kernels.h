@@ -21,3 +21,15 @@ void planted_counts_tail_keys(const float* Q, const float* K, const float* V, fl
                               const AttentionShape& shape, cudaStream_t stream);
 void planted_lse_without_max(const float* Q, const float* K, const float* V, float* O, float* L,
                              const AttentionShape& shape, cudaStream_t stream);
+
+// 5.06: split-and-merge decoding (one warp per (row, split), one per row to merge), right or with one bug.
+void planted_decoding_correct(const float* Q, const float* K, const float* V, float* O, float* L,
+                              const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
+void planted_decoding_merge_no_rescale(const float* Q, const float* K, const float* V, float* O, float* L,
+                                       const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
+void planted_decoding_drops_split_tail(const float* Q, const float* K, const float* V, float* O, float* L,
+                                       const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
+void planted_decoding_lse_merged_wrong(const float* Q, const float* K, const float* V, float* O, float* L,
+                                       const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
+void planted_decoding_square_mask(const float* Q, const float* K, const float* V, float* O, float* L,
+                                  const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);

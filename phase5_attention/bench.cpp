@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+// p5_bench: every phase 5 reference kernel on the same data, against the cuBLAS path (5.02's
+// computation) timed in the same run. Writes a CSV.
+//   p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cache 32768] [--repeat N]
+//            [--out p5_bench.csv]
+// Attention (5.01-5.04): seq_q = seq_k = SEQ for each --seqs and --dims, with heads = --rows / SEQ (at
+// least enough 64-row query tiles for two per SM); TFLOP/s counted as 4 seq_q seq_k d per head (halved
+// for causal), "x of 5.02" against the cuBLAS path with the same mask. Decoding (5.06): 32 heads, one
+// query, seq_k = each --cache, causal, L2 flushed between repeats; GB/s counted as K and V read once plus
+// Q, O and L, against a cudaMemcpy of the same bytes, and x of the cuBLAS path on the same shape.
+// 5.01 and 5.02 need heads x SEQ^2 floats of scores: where that does not fit, their rows say SKIP with
+// the reason, and the other kernels' rows have no "x of 5.02". Each output is checked on sampled rows
+// (0, the last and two random ones, in the first and the last head) against the CPU reference in double
+// with the graded bound, before and after timing.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/args.h"
+#include "common/bench_tool.h"
+#include "common/buffer.h"
+#include "common/device.h"
+#include "common/gpu.h"
+#include "common/report.h"
+#include "common/timer.h"
+#include "common/verify.h"
+#include "phase5_attention/attention.cuh"
+#include "phase5_attention/reference.h"
+#include "phase5_attention/reference_gpu.h"
+
+namespace {
+
+const wb::BenchToolSpec kTool = {
+    "p5_bench",
+    "usage: p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cache 32768] [--repeat N]\n"
+    "                [--out p5_bench.csv]\n"
+    "Times every phase 5 reference kernel against the cuBLAS path (5.02) on the same data: attention at\n"
+    "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s), decoding of one query against a KV\n"
+    "cache of each --cache keys, 32 heads (GB/s against memcpy). Checks sampled rows, writes CSV.\n",
+    {"--seqs", "--dims", "--rows", "--cache"},
+    10,
+    "p5_bench.csv"};
+
+struct Row {
+  std::string id, kernel;
+  AttentionShape shape;
+  std::string status, note;  // PASS, FAIL or SKIP (note: why)
+  wb::TimingStats time;
+  double flop = 0, bytes = 0;
+  double cublas_ms = 0;    // the cuBLAS path on the same shape in this run (0: none)
+  double memcpy_gbs = 0;   // decoding: the copy of the same bytes (0: not a memory-bound row)
+};
+
+std::string shape_text(const AttentionShape& s) {
+  std::string text = std::to_string(s.heads) + "x" + std::to_string(s.seq_q);
+  if (s.seq_k != s.seq_q) text += "x" + std::to_string(s.seq_k);
+  return text + "x" + std::to_string(s.d) + (s.causal ? " causal" : "");
+}
+
+// One shape's inputs on the device and the reference rows the checks compare with.
+struct Problem {
+  AttentionShape shape;
+  p5::AttentionInputs host;
+  wb::DeviceBuffer<float> q, k, v, o, l;
+  std::vector<std::pair<int, int>> rows;  // (head, row)
+  std::vector<p5::RowReference> refs;
+  Problem(const AttentionShape& s, std::uint64_t seed)
+      : shape(s),
+        host(p5::make_attention_inputs(s, p5::AttentionData::Uniform, seed)),
+        q(host.q),
+        k(host.k),
+        v(host.v),
+        o(s.q_elements()),
+        l(s.l_elements()) {
+    for (int head : {0, s.heads - 1}) {
+      for (int row : p5::sample_rows(s.seq_q, 2, seed + static_cast<std::uint64_t>(head))) {
+        if (head == 0 || s.heads > 1) rows.emplace_back(head, row);
+      }
+    }
+    for (const auto& [head, row] : rows) refs.push_back(p5::attention_reference_row(s, host, head, row));
+  }
+
+  // Poisons O and L, runs once, compares the sampled rows with the derived bound.
+  bool check(const std::string& what, const p5::AttentionKernel& kernel, float* workspace) {
+    o.fill(wb::poison_value<float>());
+    l.fill(wb::poison_value<float>());
+    kernel(q.data(), k.data(), v.data(), o.data(), l.data(), shape, workspace, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got_o = o.download(), got_l = l.download();
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const p5::RowTolerance t = p5::attention_row_tolerance(refs[i], shape.d, false);
+      const std::size_t r = static_cast<std::size_t>(rows[i].first) * shape.seq_q + rows[i].second;
+      bool ok = wb::within(refs[i].lse, got_l[r], wb::Tolerance{t.l_abs, wb::kFloatEpsilon});
+      for (int c = 0; c < shape.d && ok; ++c)
+        ok = wb::within(refs[i].o[c], got_o[r * shape.d + c],
+                        wb::Tolerance{t.o_abs + t.o_rel * refs[i].magnitude[c], wb::kFloatEpsilon});
+      bad += !ok;
+    }
+    if (bad > 0)
+      std::fprintf(stderr, "%s on %s: %zu of %zu sampled rows wrong\n", what.c_str(), shape_text(shape).c_str(), bad,
+                   rows.size());
+    return bad == 0;
+  }
+};
+
+// Floats of scores (or partials) that fit in 90% of the free memory, leaving room for the timer's L2 flush.
+bool fits(std::size_t floats) {
+  std::size_t free_bytes = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return 4.0 * static_cast<double>(floats) < 0.9 * static_cast<double>(free_bytes) - 256.0 * wb::MiB;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::size_t> seqs = {1024, 4096, 16384}, dims = {64, 128}, caches = {32768};
+  std::size_t total_rows = 64 * 1024;
+  auto take_option = [&](const std::string& name, const std::string& value) -> std::string {
+    if (name == "--seqs")
+      return wb::parse_count_list(value, &seqs, false) ? "" : "--seqs needs sequence lengths like 1024,4096";
+    if (name == "--cache")
+      return wb::parse_count_list(value, &caches, false) ? "" : "--cache needs KV cache lengths like 32768";
+    if (name == "--rows")
+      return wb::parse_count(value, &total_rows, false) && total_rows <= (std::size_t(1) << 24)
+                 ? ""
+                 : "--rows needs a count of query rows from 1 to 16M, like 64K";
+    if (!wb::parse_count_list(value, &dims, false)) return "--dims needs 64, 128 or 64,128";
+    for (std::size_t d : dims)
+      if (d != 64 && d != 128) return "--dims takes the head dimensions 64 and 128 only";
+    return "";
+  };
+  return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
+    const wb::DeviceInfo device = wb::query_device(0);
+    const wb::BenchOptions compute{2, args.repeat, false}, memory{2, args.repeat, true};
+    std::printf("%s\n", wb::describe(device).c_str());
+    for (std::size_t s : seqs)
+      if (s > (std::size_t(1) << 20)) throw wb::UsageError("--seqs: at most 1M");
+    for (std::size_t s : caches)
+      if (s > (std::size_t(1) << 24)) throw wb::UsageError("--cache: at most 16M keys");
+    std::vector<Row> results;
+    auto print = [&](const Row& r) {
+      if (r.status == "SKIP") {
+        std::printf("%-5s %-26s %-24s skipped: %s\n", r.id.c_str(), r.kernel.c_str(), shape_text(r.shape).c_str(),
+                    r.note.c_str());
+      } else if (r.memcpy_gbs > 0) {
+        const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
+        std::printf("%-5s %-26s %-24s %9.3f ms %7.0f GB/s %4.0f%% of memcpy", r.id.c_str(), r.kernel.c_str(),
+                    shape_text(r.shape).c_str(), r.time.median_ms, gbps, 100.0 * gbps / r.memcpy_gbs);
+        if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
+        std::printf("  %s\n", r.status.c_str());
+      } else {
+        std::printf("%-5s %-26s %-24s %9.3f ms %6.2f TFLOP/s", r.id.c_str(), r.kernel.c_str(),
+                    shape_text(r.shape).c_str(), r.time.median_ms, wb::gflop_per_s(r.flop, r.time.median_ms) / 1000);
+        if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
+        std::printf("  %s\n", r.status.c_str());
+      }
+      std::fflush(stdout);
+    };
+    // Checks, times (checks again) and records one kernel; the 5.02 row's time becomes the yardstick of
+    // the rows after it.
+    auto measure = [&](Problem& p, const char* id, const char* name, const p5::AttentionKernel& kernel,
+                       float* workspace, bool memory_bound, double* cublas_ms) {
+      Row r;
+      r.id = id;
+      r.kernel = name;
+      r.shape = p.shape;
+      r.flop = p.shape.flop();
+      r.bytes = 4.0 * (2.0 * static_cast<double>(p.shape.k_elements()) +
+                       2.0 * static_cast<double>(p.shape.q_elements()) + static_cast<double>(p.shape.l_elements()));
+      bool pass = p.check(name, kernel, workspace);
+      r.time = wb::bench(nullptr, memory_bound ? memory : compute, [&] {
+        kernel(p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.l.data(), p.shape, workspace, nullptr);
+      });
+      pass = p.check(std::string(name) + " (after timing)", kernel, workspace) && pass;
+      r.status = pass ? "PASS" : "FAIL";
+      if (std::string(id) == "5.02") *cublas_ms = r.time.median_ms;
+      r.cublas_ms = *cublas_ms;
+      if (memory_bound) r.memcpy_gbs = 1;  // filled in below, once per byte count
+      results.push_back(r);
+    };
+    auto skip = [&](const AttentionShape& shape, const char* id, const char* name, const std::string& why) {
+      Row r;
+      r.id = id;
+      r.kernel = name;
+      r.shape = shape;
+      r.status = "SKIP";
+      r.note = why;
+      results.push_back(r);
+      print(r);
+    };
+
+    // Attention: the unfused paths, then the flash kernels, without and with the causal mask.
+    for (std::size_t seq : seqs) {
+      for (std::size_t d : dims) {
+        AttentionShape shape;
+        shape.seq_q = shape.seq_k = static_cast<int>(seq);
+        shape.d = static_cast<int>(d);
+        const long long tiles = wb::ceil_div(static_cast<long long>(seq), 64LL);
+        shape.heads = static_cast<int>(std::max<long long>(
+            {1, static_cast<long long>(total_rows / seq), wb::ceil_div(2LL * device.sm_count, tiles)}));
+        Problem p(shape, wb::kDefaultSeed);
+        const std::size_t scores = attention_scores_elements(shape);
+        std::unique_ptr<wb::DeviceBuffer<float>> workspace;
+        std::string no_scores;
+        if (fits(scores)) {
+          try {
+            workspace = std::make_unique<wb::DeviceBuffer<float>>(scores);
+          } catch (const wb::CudaError& e) {
+            no_scores = e.what();
+          }
+        } else {
+          char why[96];
+          std::snprintf(why, sizeof why, "the scores need %.1f GiB: more than the GPU has free",
+                        4.0 * static_cast<double>(scores) / static_cast<double>(wb::GiB));
+          no_scores = why;
+        }
+        for (bool causal : {false, true}) {
+          p.shape.causal = causal;
+          if (causal)  // the references of the sampled rows change with the mask
+            for (std::size_t i = 0; i < p.rows.size(); ++i)
+              p.refs[i] = p5::attention_reference_row(p.shape, p.host, p.rows[i].first, p.rows[i].second);
+          double cublas_ms = 0;
+          if (workspace) {
+            measure(p, "5.02", "attention_cublas", {nullptr, attention_cublas}, workspace->data(), false, &cublas_ms);
+            print(results.back());
+            if (!causal) {
+              measure(p, "5.01", "attention_naive", {nullptr, attention_naive}, workspace->data(), false, &cublas_ms);
+              print(results.back());
+            }
+          } else {
+            skip(p.shape, "5.02", "attention_cublas", no_scores);
+            if (!causal) skip(p.shape, "5.01", "attention_naive", no_scores);
+          }
+          if (causal) {
+            measure(p, "5.04", "attention_flash_causal", {attention_flash_causal, nullptr}, nullptr, false, &cublas_ms);
+          } else {
+            measure(p, "5.03", "attention_flash_fp32", {attention_flash_fp32, nullptr}, nullptr, false, &cublas_ms);
+          }
+          print(results.back());
+        }
+      }
+    }
+
+    // Decoding: one new token per head against a long KV cache; memory-bound.
+    for (std::size_t seq_k : caches) {
+      for (std::size_t d : dims) {
+        const AttentionShape shape{32, 1, static_cast<int>(seq_k), static_cast<int>(d), true};
+        Problem p(shape, wb::kDefaultSeed + 1);
+        const int splits = attention_decoding_splits(shape, device.sm_count);
+        wb::DeviceBuffer<float> workspace(std::max(attention_scores_elements(shape),
+                                                   attention_decoding_workspace_elements(shape, splits)));
+        double cublas_ms = 0;
+        // 5.02's launcher takes square causal shapes only; the same cuBLAS path from reference_gpu.cu also
+        // takes decoding's.
+        measure(p, "5.02", "attention_reference", {nullptr, p5::attention_reference}, workspace.data(), true,
+                &cublas_ms);
+        results.back().note = "the cuBLAS path of 5.02";
+        measure(p, "5.06", "attention_flash_decoding", {attention_flash_decoding, splits}, workspace.data(), true,
+                &cublas_ms);
+        results.back().note = std::to_string(splits) + " splits";
+        measure(p, "5.06", "attention_flash_decoding_1", {attention_flash_decoding, 1}, workspace.data(), true,
+                &cublas_ms);
+        results.back().note = "1 split";
+        for (std::size_t i = results.size() - 3; i < results.size(); ++i) {
+          results[i].memcpy_gbs = wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(results[i].bytes / 2),
+                                                             args.repeat);
+          print(results[i]);
+        }
+      }
+    }
+
+    std::FILE* csv = wb::open_bench_csv(args.out);
+    const std::string date = wb::utc_date();
+    // pct_of_cublas last: the workbook tool plots the last pct_of_<library> column (100 = as fast as the
+    // cuBLAS path on the same shape); x_of_5_02 is the same ratio as the lessons print it.
+    std::fprintf(csv,
+                 "device,date,id,kernel,shape,heads,seq_q,seq_k,d,causal,median_ms,min_ms,tflops,gbps,pct_of_peak,"
+                 "peak_label,cublas_ms,x_of_5_02,pct_of_memcpy,pct_of_cublas,status,note\n");
+    bool all_pass = true;
+    for (const Row& r : results) {
+      const bool timed = r.status != "SKIP";
+      const bool memory_bound = r.memcpy_gbs > 0;
+      std::fprintf(csv, "%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,", device.name.c_str(), date.c_str(), r.id.c_str(),
+                   r.kernel.c_str(), shape_text(r.shape).c_str(), r.shape.heads, r.shape.seq_q, r.shape.seq_k,
+                   r.shape.d, r.shape.causal ? 1 : 0);
+      if (timed) {
+        const double tflops = wb::gflop_per_s(r.flop, r.time.median_ms) / 1000;
+        const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
+        const double peak = memory_bound ? 100.0 * gbps / wb::dram_peak_gbs(device)
+                                         : 100.0 * tflops * 1000 / wb::fp32_peak_gflops(device);
+        std::fprintf(csv, "%.5f,%.5f,%.3f,%.1f,%.1f,%s,", r.time.median_ms, r.time.min_ms, tflops, gbps, peak,
+                     memory_bound ? "HBM peak" : "FP32 peak");
+      } else {
+        std::fprintf(csv, ",,,,,,");
+      }
+      if (timed && r.cublas_ms > 0) {
+        std::fprintf(csv, "%.5f,%.3f,", r.cublas_ms, r.cublas_ms / r.time.median_ms);
+      } else {
+        std::fprintf(csv, ",,");
+      }
+      if (timed && memory_bound) {
+        std::fprintf(csv, "%.1f,", 100.0 * wb::gb_per_s(r.bytes, r.time.median_ms) / r.memcpy_gbs);
+      } else {
+        std::fprintf(csv, ",");
+      }
+      if (timed && r.cublas_ms > 0) {
+        std::fprintf(csv, "%.1f,", 100.0 * r.cublas_ms / r.time.median_ms);
+      } else {
+        std::fprintf(csv, ",");
+      }
+      std::string note = r.note;  // one CSV field: no commas or line breaks
+      std::replace(note.begin(), note.end(), ',', ';');
+      std::replace(note.begin(), note.end(), '\n', ' ');
+      std::fprintf(csv, "%s,%s\n", r.status.c_str(), note.c_str());
+      all_pass = all_pass && r.status != "FAIL";
+    }
+    std::fclose(csv);
+    std::printf("CSV written to %s\n", args.out.c_str());
+    return all_pass ? wb::kExitPass : wb::kExitFail;
+  });
+}
