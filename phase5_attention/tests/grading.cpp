@@ -141,9 +141,9 @@ std::vector<Hypothesis> hypotheses(const AttentionShape& s, int splits) {
     for (int shift : {1, -1}) {
       ReferenceVariant off;
       off.causal_shift = shift;
-      const std::string sees = offset == 0 ? "i " : "seq_k - seq_q + i ";
+      const std::string sees = offset == 0 ? "i" : "seq_k - seq_q + i";
       h.push_back({off, "O matches a causal mask that is off by one (query i sees keys up to " + sees +
-                            (shift > 0 ? "+ 1" : "- 1") + "): key j is visible to query i exactly when j <= " + sees +
+                            (shift > 0 ? " + 1" : " - 1") + "): key j is visible to query i exactly when j <= " + sees +
                             (offset == 0 ? ", so row 0 sees key 0 alone." : ", so the last query sees every key.")});
     }
   }
