@@ -141,9 +141,9 @@ std::vector<Hypothesis> hypotheses(const AttentionShape& s, int splits) {
     for (int shift : {1, -1}) {
       ReferenceVariant off;
       off.causal_shift = shift;
-      const std::string sees = offset == 0 ? "i " : "seq_k - seq_q + i ";
+      const std::string sees = offset == 0 ? "i" : "seq_k - seq_q + i";
       h.push_back({off, "O matches a causal mask that is off by one (query i sees keys up to " + sees +
-                            (shift > 0 ? "+ 1" : "- 1") + "): key j is visible to query i exactly when j <= " + sees +
+                            (shift > 0 ? " + 1" : " - 1") + "): key j is visible to query i exactly when j <= " + sees +
                             (offset == 0 ? ", so row 0 sees key 0 alone." : ", so the last query sees every key.")});
     }
   }
@@ -293,7 +293,9 @@ std::vector<AttentionCase> make_decoding_cases(const std::vector<int>& seq_ks, c
   std::vector<AttentionCase> cases;
   const int sms = wb::current_sm_count();
   for (int seq_k : seq_ks) {
-    if (wb::test::sanitize_mode() && seq_k > 65) continue;
+    // Under compute-sanitizer: the tails up to 65 keys (seq_k 1 gives 7 splits 6 empty ones), 1 and 5
+    // queries, 2 heads, so `workbook check` stays near half a minute.
+    if (wb::test::sanitize_mode() && seq_k != 1 && seq_k != 17 && seq_k != 65) continue;
     for (int seq_q : seq_qs) {
       if (causal && seq_q > seq_k) continue;  // a causal decoding step has at most seq_k queries
       if (wb::test::sanitize_mode() && seq_q != 1 && seq_q != 5) continue;

@@ -31,7 +31,7 @@ using DecodingSplitChooser = int (*)(const AttentionShape& shape, int sm_count);
 // Decoding: seq_q 1, 2, 5 and 8 against seq_k 1, 17, 63, 64, 65, 257, 1000, 4096 and 32768; d 64 and 128;
 // 3 heads up to seq_k 257, 1 beyond; causal (the last seq_q rows of a causal square: seq_q <= seq_k) or
 // not. Each shape runs with the split count `choose` picks on this GPU and with 7 splits (uneven tails,
-// and empty splits where seq_k < 7). Under WB_SANITIZE: seq_k up to 65, seq_q 1 and 5, 2 heads.
+// and empty splits where seq_k < 7). Under WB_SANITIZE: seq_k 1, 17 and 65, seq_q 1 and 5, 2 heads.
 std::vector<AttentionCase> decoding_cases(bool causal, DecodingSplitChooser choose);
 // Logits near +-1e4 at seq_k 65, 257 and 1000 (seq_q 1 and 5): different splits reach different maxima
 // a few units apart, so a merge without the max overflows.
