@@ -12,6 +12,7 @@
 // 128 (std::invalid_argument otherwise). Host code only here: tests include it.
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -83,6 +84,18 @@ void attention_flash_fp32(const float* Q, const float* K, const float* V, float*
 // query tiles scheduled first. Non-causal shapes work too (no tile is skipped).
 void attention_flash_causal(const float* Q, const float* K, const float* V, float* O, float* L,
                             const AttentionShape& shape, cudaStream_t stream);
+
+// ---- 5.05 flash_tensor_cores --------------------------------------------------------------------
+// BF16 Q, K, V (the same [heads][seq][d] layout), FP32 accumulation on mma.sync m16n8k16, O written in
+// BF16 (rounded once from the FP32 result), L in FP32. The FlashAttention-2 work split: each warp owns
+// 16-row slices of the query tile, so a row's max and sum never leave its warp; S = Q K^T and O += P V
+// both on tensor cores, P re-used from the S accumulators as the A operand of the second product. K
+// and V tiles double-buffered with cp.async. Causal and non-causal; d 64 or 128; Q, K, V 16-byte
+// aligned, as cudaMalloc returns them.
+using Bf16AttentionLauncher = void (*)(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                       __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void attention_flash_tensor_cores(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                  __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
 
 // ---- 5.06 flash_decoding ------------------------------------------------------------------------
 // A few query rows (decoding: usually 1) against a long KV cache. The keys of each head are cut into
