@@ -9,7 +9,7 @@
 # (exit 99, which `workbook check` explains in a sentence); never by passing, crashing, hanging or
 # skipping.
 # An exercise whose registry row requires a newer GPU than this one (1.10-1.13) is listed as skipped.
-# WB_PRISTINE_ONLY=<regex> limits the check to the exercise ids it matches (one phase: '^5\\.').
+# WB_PRISTINE_ONLY=<regex> limits the check to the exercise ids it matches (one phase: '^5\.').
 # Exit: 0 all stubs fail properly, 1 a defect, 77 no GPU (or the stubs are edited: nothing to prove).
 set -u
 src=$1
