@@ -3,6 +3,7 @@
 // Read it once: every function is the instruction of its name and nothing more.
 //   cp_async_16        cp.async: 16 bytes global -> shared without passing through registers
 //   ldmatrix_x4        four 8 x 8 BF16 matrices shared -> registers, in the mma fragment layout
+//   ldmatrix_x4_trans  the same, each matrix transposed (B operands stored k-major along rows)
 //   mma_bf16_16816     D(16x8, FP32) += A(16x16, BF16) * B(16x8, BF16) for the whole warp
 // The 128-byte swizzle of a [rows][64] BF16 tile lives here too: 1.10 uses it with ldmatrix and
 // 1.11 hands the same layout to wgmma.
@@ -45,6 +46,21 @@ __device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], const void* smem_row) 
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(shared_address(smem_row)));
+}
+
+// ldmatrix.x4.trans: the same four 8 x 8 matrices, each transposed on the way: register r[j] of lane i
+// holds elements (2 (i % 4), i / 4) and (2 (i % 4) + 1, i / 4) of matrix j. For a B operand stored
+// with k along the rows (V in attention: [key][d]), that is the K-major fragment mma.sync wants.
+__device__ inline void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(shared_address(smem_row)));
+}
+
+// Two floats as the packed BF16 pair an mma.sync operand register holds (lo in the low half).
+__device__ inline std::uint32_t pack_bf16x2(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
 // mma.sync m16n8k16, BF16 inputs, FP32 accumulators, in place: d += a * b.
