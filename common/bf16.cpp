@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/verify.h"
+
 namespace wb {
 
 float round_to_bf16(float x) {
@@ -49,6 +51,13 @@ std::vector<float> widen_bf16(const std::vector<__nv_bfloat16>& values) {
 std::vector<float> rounded_to_bf16(std::vector<float> values) {
   for (float& x : values) x = round_to_bf16(x);
   return values;
+}
+
+std::vector<float> widen_bf16_output(const std::vector<__nv_bfloat16>& values) {
+  std::vector<float> wide = widen_bf16(values);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (same_bits(values[i], poison_value<__nv_bfloat16>())) wide[i] = poison_value<float>();
+  return wide;
 }
 
 }  // namespace wb

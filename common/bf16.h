@@ -18,5 +18,8 @@ std::vector<__nv_bfloat16> to_bf16(const std::vector<float>& values);
 std::vector<float> widen_bf16(const std::vector<__nv_bfloat16>& values);
 // `values` rounded to BF16 and widened back: the floats a BF16 kernel actually computes with.
 std::vector<float> rounded_to_bf16(std::vector<float> values);
+// A BF16 output read back for a float comparison: widened, except that an element still holding BF16's
+// poison (verify.h) becomes float's poison, which compare() reports as untouched.
+std::vector<float> widen_bf16_output(const std::vector<__nv_bfloat16>& values);
 
 }  // namespace wb

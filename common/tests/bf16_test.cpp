@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/testing.h"
+#include "common/verify.h"
 
 TEST_CASE("round_to_bf16 rounds to nearest even and keeps NaN, infinity and small integers", "[host][bf16]") {
   const float ulp1 = std::ldexp(1.0f, -7);  // BF16 keeps 7 mantissa bits: the spacing just above 1
@@ -24,4 +25,19 @@ TEST_CASE("round_to_bf16 rounds to nearest even and keeps NaN, infinity and smal
   REQUIRE(back.size() == values.size());
   for (std::size_t i = 0; i < values.size(); ++i) CHECK(back[i] == wb::round_to_bf16(values[i]));
   CHECK(wb::rounded_to_bf16(values) == back);
+}
+
+TEST_CASE("a BF16 output still poisoned reads back as float's poison, so it is reported untouched", "[host][bf16]") {
+  std::vector<__nv_bfloat16> out = wb::to_bf16({0.5f, -2.0f, 3.0f});
+  out[1] = wb::poison_value<__nv_bfloat16>();
+  const std::vector<float> wide = wb::widen_bf16_output(out);
+  CHECK(wide[0] == 0.5f);
+  CHECK(wb::same_bits(wide[1], wb::poison_value<float>()));
+  CHECK(wide[2] == 3.0f);
+  const std::vector<float> expected = {0.5f, -2.0f, 3.0f};
+  CHECK(wb::compare(expected, wide, wb::Tolerance{0.0, 0.0}).untouched == 1);
+  // A NaN the kernel computed is not poison: it stays a NaN.
+  out[2] = wb::to_bf16({std::nanf("")})[0];
+  CHECK(std::isnan(wb::widen_bf16_output(out)[2]));
+  CHECK(!wb::same_bits(wb::widen_bf16_output(out)[2], wb::poison_value<float>()));
 }
