@@ -58,6 +58,19 @@ double fp32_peak_gflops(const DeviceInfo& info) {
   return fp32_peak_gflops(info.sm_count, fp32_lanes_per_sm(info.cc_major, info.cc_minor), info.sm_clock_khz);
 }
 
+int bf16_flop_per_clock_per_sm(int cc_major, int cc_minor) {
+  if (cc_major == 9) return 4096;
+  if (cc_major == 8 && cc_minor == 0) return 2048;
+  if (cc_major == 8) return 1024;
+  return 0;
+}
+
+double bf16_peak_gflops(const DeviceInfo& info) {
+  double per_clock = bf16_flop_per_clock_per_sm(info.cc_major, info.cc_minor);
+  if (info.cc_major == 8 && info.name.find("GeForce") != std::string::npos) per_clock /= 2;
+  return double(info.sm_count) * per_clock * (info.sm_clock_khz * 1e3) / 1e9;
+}
+
 std::string describe(const DeviceInfo& info) {
   char text[256];
   std::snprintf(text, sizeof text,

@@ -79,10 +79,10 @@ class LtPlan {
 
 struct Bf16MatmulBench::Buffers {
   Buffers(const MatmulShape& s, std::uint64_t seed)
-      : host_a(rounded_to_bf16(wb::random_floats(std::size_t(s.M) * s.K, seed))),
-        host_b(rounded_to_bf16(wb::random_floats(std::size_t(s.N) * s.K, seed + 1))),
-        a(to_bf16(host_a)),
-        b(to_bf16(host_b)),
+      : host_a(wb::rounded_to_bf16(wb::random_floats(std::size_t(s.M) * s.K, seed))),
+        host_b(wb::rounded_to_bf16(wb::random_floats(std::size_t(s.N) * s.K, seed + 1))),
+        a(wb::to_bf16(host_a)),
+        b(wb::to_bf16(host_b)),
         c(std::size_t(s.M) * s.N),
         library(std::size_t(s.M) * s.N),
         workspace(kLtWorkspaceBytes),
@@ -171,19 +171,6 @@ Bf16LibraryTiming Bf16MatmulBench::time_library(const wb::BenchOptions& options)
   return timing;
 }
 
-int bf16_flop_per_clock_per_sm(int cc_major, int cc_minor) {
-  if (cc_major == 9) return 4096;
-  if (cc_major == 8 && cc_minor == 0) return 2048;
-  if (cc_major == 8) return 1024;
-  return 0;
-}
-
-double bf16_peak_gflops(const wb::DeviceInfo& device) {
-  double per_clock = bf16_flop_per_clock_per_sm(device.cc_major, device.cc_minor);
-  if (device.cc_major == 8 && device.name.find("GeForce") != std::string::npos) per_clock /= 2;
-  return double(device.sm_count) * per_clock * (device.sm_clock_khz * 1e3) / 1e9;
-}
-
 int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16MatmulLauncher launch) {
   const MatmulShape shape = parse_matmul_shape(lesson.options().size.empty() ? "4096" : lesson.options().size);
   const double a = double(shape.M) * shape.K, b = double(shape.K) * shape.N, c = double(shape.M) * shape.N;
@@ -212,7 +199,7 @@ int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16Ma
   line.time = time;
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = wb::gflop_per_s(shape.flop(), time.median_ms);
-  const double peak = bf16_peak_gflops(lesson.device());
+  const double peak = wb::bf16_peak_gflops(lesson.device());
   line.peak_label = "BF16 peak";
   line.peak_pct = peak > 0 ? 100.0 * line.rate / peak : 0.0;
   line.ref_label = "cuBLAS BF16 best";

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
         std::printf("%-5s %-24s skipped: %s\n", rung.id, rung.name,
                     wb::arch_requirement_unmet(rung.id, rung.exercise, rung.arch, cc).c_str());
     }
-    const double bf16_peak = bf16_peak_gflops(device);
+    const double bf16_peak = wb::bf16_peak_gflops(device);
     for (int n : sizes) {
       const MatmulShape shape{n, n, n};
       // Freed before the BF16 operands are made (8192 fits either way, on smaller GPUs too).

@@ -97,14 +97,3 @@ class Bf16MatmulBench {
 // verify again, time the cuBLAS yardstick, print the result line (GFLOP/s, % of the BF16 tensor peak,
 // % of "cuBLAS BF16 best") after a line naming cuBLAS's two times.
 int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16MatmulLauncher launch);
-
-// Dense BF16 tensor-core FLOP per clock per SM with FP32 accumulation (NVIDIA architecture
-// whitepapers): 4096 on Hopper (H100 SXM: 132 SMs x 1830 MHz x 4096 = 989 TFLOP/s), 2048 on the A100
-// (108 x 1410 MHz x 2048 = 312), 1024 on other Ampere and Ada GPUs (sm_86, sm_87, sm_89); 0 where
-// unknown or absent (Turing has no BF16 tensor cores).
-int bf16_flop_per_clock_per_sm(int cc_major, int cc_minor);
-// The peak from the attributes: SMs x that x the peak SM clock. GeForce Ampere and Ada boards run BF16
-// with FP32 accumulation at half rate (RTX 4090: 165 dense TFLOP/s, not 330), so for a device named
-// GeForce the rate halves. The attribute's clock is the highest boost clock (1980 MHz on the H100 SXM,
-// giving 1070 TFLOP/s), above the 1830 MHz NVIDIA quotes its 989 at.
-double bf16_peak_gflops(const wb::DeviceInfo& device);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "common/check_cublas.h"
 #include "common/data.h"
@@ -100,48 +99,4 @@ void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float 
   // Both stored matrices have rows of K elements: leading dimension K (at least 1, as cuBLAS demands).
   const int ld = K > 0 ? K : 1;
   CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, ld, A, ld, &beta, C, N));
-}
-
-float round_to_bf16(float x) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &x, 4);
-  if (std::isnan(x)) {
-    bits = (bits | 0x00400000u) & 0xFFFF0000u;  // stays a (quiet) NaN after dropping the low half
-  } else {
-    // Round to nearest, ties to even, on the 16 bits that are dropped; a carry into the exponent is
-    // the right result (up to infinity).
-    bits += 0x7FFFu + ((bits >> 16) & 1u);
-    bits &= 0xFFFF0000u;
-  }
-  float rounded = 0;
-  std::memcpy(&rounded, &bits, 4);
-  return rounded;
-}
-
-std::vector<__nv_bfloat16> to_bf16(const std::vector<float>& values) {
-  std::vector<__nv_bfloat16> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const float rounded = round_to_bf16(values[i]);
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &rounded, 4);
-    __nv_bfloat16_raw raw;
-    raw.x = static_cast<unsigned short>(bits >> 16);
-    out[i] = raw;
-  }
-  return out;
-}
-
-std::vector<float> widen_bf16(const std::vector<__nv_bfloat16>& values) {
-  std::vector<float> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const __nv_bfloat16_raw raw = values[i];
-    const std::uint32_t bits = std::uint32_t(raw.x) << 16;
-    std::memcpy(&out[i], &bits, 4);
-  }
-  return out;
-}
-
-std::vector<float> rounded_to_bf16(std::vector<float> values) {
-  for (float& x : values) x = round_to_bf16(x);
-  return values;
 }

@@ -4,13 +4,13 @@
 #pragma once
 
 #include <cublas_v2.h>
-#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "common/bf16.h"  // the host BF16 helpers the BF16 references and inputs use
 #include "common/verify.h"
 
 // How the kernel under test rounds its inputs: FP32 keeps them, TF32 rounds each to 10 mantissa bits.
@@ -62,7 +62,7 @@ void gemm_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alp
 
 // out = alpha * A * B^T + beta * C in double, A M x K and B N x K row-major (so element (i, j) is the
 // dot product of row i of A and row j of B); magnitude as gemm_reference_cpu. Pass the BF16 inputs
-// widened to float (widen_bf16): every BF16 value is exactly a float.
+// widened to float (wb::widen_bf16): every BF16 value is exactly a float.
 void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A,
                            const std::vector<float>& B, float beta, const std::vector<float>& C,
                            std::vector<double>& out, std::vector<double>& magnitude);
@@ -72,11 +72,3 @@ void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<f
 // C^T (N x M) = B (N x K) * A^T (K x M): B is the column-major K x N matrix B^T, transposed back.
 void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A,
                               const float* B, float beta, float* C, cudaStream_t stream);
-
-// BF16 on the host: round to nearest even (as __float2bfloat16_rn; NaN stays NaN, overflow gives
-// infinity), and back (exact: BF16 is the top half of a float).
-float round_to_bf16(float x);
-std::vector<__nv_bfloat16> to_bf16(const std::vector<float>& values);
-std::vector<float> widen_bf16(const std::vector<__nv_bfloat16>& values);
-// `values` rounded to BF16 and widened back: the floats a BF16 kernel actually multiplies.
-std::vector<float> rounded_to_bf16(std::vector<float> values);

@@ -3,22 +3,26 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
+#include "common/bf16.h"
 #include "common/buffer.h"
+#include "common/device.h"
 #include "common/gpu.h"
 #include "common/verify.h"
 #include "phase5_attention/reference_gpu.h"
 
 namespace p5 {
 
-AttentionShape parse_attention_size(const std::string& text, bool causal) {
+AttentionShape parse_attention_size(const std::string& text, bool causal, int default_d) {
+  const std::size_t d = static_cast<std::size_t>(default_d);
   std::vector<std::size_t> dims;
   if (text.empty()) {
-    dims = {16, 4096, 64};
+    dims = {16, 4096, d};
   } else if (!wb::parse_dims(text, &dims)) {
     throw wb::UsageError("--size needs SEQ, SEQxD or HEADSxSEQxD, got '" + text + "'");
   }
-  if (dims.size() == 1) dims = {16, dims[0], 64};
+  if (dims.size() == 1) dims = {16, dims[0], d};
   if (dims.size() == 2) dims = {16, dims[0], dims[1]};
   if (dims[0] < 1 || dims[0] > 4096 || dims[1] < 1 || dims[1] > (1u << 20))
     throw wb::UsageError("--size: HEADS from 1 to 4096 and SEQ from 1 to 1M, got '" + text + "'");
@@ -60,14 +64,17 @@ AttentionShape parse_decoding_size(const std::string& text) {
 }
 
 struct AttentionBench::Buffers {
-  AttentionInputs host;
+  AttentionInputs host;  // BF16: the BF16 values widened, which the references and the yardstick use
   wb::DeviceBuffer<float> q, k, v;
   wb::GuardedDeviceBuffer<float> o, l, scores;
   wb::DeviceBuffer<float> yard_o, yard_l;
+  // BF16 benches only (empty otherwise): the inputs as the BF16 kernel gets them, and its output.
+  wb::DeviceBuffer<__nv_bfloat16> q16, k16, v16;
+  wb::GuardedDeviceBuffer<__nv_bfloat16> o16;
   std::vector<int> rows;                 // sampled query rows (the same in every head)
   std::vector<RowReference> references;  // head-major: references[h * rows.size() + r]
-  Buffers(const AttentionShape& s, std::uint64_t seed, std::size_t workspace)
-      : host(make_attention_inputs(s, AttentionData::Uniform, seed)),
+  Buffers(const AttentionShape& s, std::uint64_t seed, std::size_t workspace, AttentionPrecision precision)
+      : host(make_attention_inputs(s, AttentionData::Uniform, seed, precision)),
         q(host.q),
         k(host.k),
         v(host.v),
@@ -75,17 +82,27 @@ struct AttentionBench::Buffers {
         l(s.l_elements()),
         scores(std::max(attention_scores_elements(s), workspace)),
         yard_o(s.q_elements()),
-        yard_l(s.l_elements()) {}
+        yard_l(s.l_elements()),
+        o16(precision == AttentionPrecision::BF16 ? s.q_elements() : 0) {
+    if (precision == AttentionPrecision::BF16) {
+      q16 = wb::DeviceBuffer<__nv_bfloat16>(wb::to_bf16(host.q));
+      k16 = wb::DeviceBuffer<__nv_bfloat16>(wb::to_bf16(host.k));
+      v16 = wb::DeviceBuffer<__nv_bfloat16>(wb::to_bf16(host.v));
+    }
+  }
 };
 
 AttentionBench::AttentionBench(wb::Lesson& lesson, AttentionShape shape, std::size_t workspace_elements,
-                               bool memory_bound)
-    : lesson_(lesson), shape_(shape), memory_bound_(memory_bound) {
-  // Device: Q and O twice, K, V, L twice and the workspace (scores or partials), 4 bytes each.
+                               bool memory_bound, AttentionPrecision precision)
+    : lesson_(lesson), shape_(shape), memory_bound_(memory_bound), precision_(precision) {
+  // Device: Q and O twice, K, V, L twice and the workspace (scores or partials), 4 bytes each; BF16
+  // adds Q, K, V and O in 2 bytes. Host: the inputs and a download of O, and BF16's copies on the way.
   const double workspace = static_cast<double>(std::max(attention_scores_elements(shape), workspace_elements));
   const double q = static_cast<double>(shape.q_elements()), k = static_cast<double>(shape.k_elements());
-  lesson.require_memory(4.0 * (3.0 * q + 2.0 * k + 2.0 * shape.l_elements() + workspace), 4.0 * (4.0 * q + 2.0 * k));
-  buffers_ = std::make_unique<Buffers>(shape, lesson.seed(), workspace_elements);
+  const double bf16 = precision == AttentionPrecision::BF16 ? 2.0 * (2.0 * q + 2.0 * k) : 0.0;
+  lesson.require_memory(4.0 * (3.0 * q + 2.0 * k + 2.0 * shape.l_elements() + workspace) + bf16,
+                        4.0 * (4.0 * q + 2.0 * k) + bf16);
+  buffers_ = std::make_unique<Buffers>(shape, lesson.seed(), workspace_elements, precision);
   Buffers& b = *buffers_;
   b.rows = sample_rows(shape.seq_q, 13, lesson.seed() + 3);
   for (int h = 0; h < shape.heads; ++h)
@@ -94,21 +111,17 @@ AttentionBench::AttentionBench(wb::Lesson& lesson, AttentionShape shape, std::si
 
 AttentionBench::~AttentionBench() = default;
 
-bool AttentionBench::verify(const std::string& what, const AttentionKernel& kernel) {
+bool AttentionBench::check_rows(const std::string& what, const std::vector<float>& o, const std::vector<float>& l,
+                                const std::vector<std::pair<std::string, wb::GuardReport>>& guards) {
   Buffers& b = *buffers_;
   const int d = shape_.d;
-  b.o.fill(wb::poison_value<float>());
-  b.l.fill(wb::poison_value<float>());
-  kernel(b.q.data(), b.k.data(), b.v.data(), b.o.data(), b.l.data(), shape_, b.scores.data(), nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<float> o = b.o.download(), l = b.l.download();
   // The sampled rows side by side: O's d values per row, then L, each with its own bound.
   std::vector<float> want_o, got_o, want_l, got_l;
   std::vector<wb::Tolerance> tol_o, tol_l;
   for (int h = 0; h < shape_.heads; ++h) {
     for (std::size_t r = 0; r < b.rows.size(); ++r) {
       const RowReference& ref = b.references[h * b.rows.size() + r];
-      const RowTolerance t = attention_row_tolerance(ref, d, false);
+      const RowTolerance t = attention_row_tolerance(ref, d, false, 1.0, precision_);
       const std::size_t row = static_cast<std::size_t>(h) * shape_.seq_q + b.rows[r];
       for (int c = 0; c < d; ++c) {
         want_o.push_back(static_cast<float>(ref.o[c]));
@@ -124,14 +137,44 @@ bool AttentionBench::verify(const std::string& what, const AttentionKernel& kern
       want_o.data(), got_o.data(), want_o.size(), [&](std::size_t i) { return tol_o[i]; }, static_cast<std::size_t>(d));
   const wb::CompareReport l_report =
       wb::compare_each(want_l.data(), got_l.data(), want_l.size(), [&](std::size_t i) { return tol_l[i]; });
-  const wb::GuardReport o_guards = b.o.check_guards(), l_guards = b.l.check_guards();
-  const wb::GuardReport s_guards = b.scores.check_guards();
   if (!o_report.ok()) std::fprintf(stderr, "%s", o_report.describe(what + ": O (sampled rows)").c_str());
   if (!l_report.ok()) std::fprintf(stderr, "%s", l_report.describe(what + ": L (sampled rows)").c_str());
-  if (!o_guards.ok()) std::fprintf(stderr, "%s", o_guards.describe(what + ": O").c_str());
-  if (!l_guards.ok()) std::fprintf(stderr, "%s", l_guards.describe(what + ": L").c_str());
-  if (!s_guards.ok()) std::fprintf(stderr, "%s", s_guards.describe(what + ": the scores workspace").c_str());
-  return o_report.ok() && l_report.ok() && o_guards.ok() && l_guards.ok() && s_guards.ok();
+  bool pass = o_report.ok() && l_report.ok();
+  for (const auto& [name, report] : guards) {
+    if (!report.ok()) std::fprintf(stderr, "%s", report.describe(what + ": " + name).c_str());
+    pass = pass && report.ok();
+  }
+  return pass;
+}
+
+bool AttentionBench::verify(const std::string& what, const AttentionKernel& kernel) {
+  Buffers& b = *buffers_;
+  b.o.fill(wb::poison_value<float>());
+  b.l.fill(wb::poison_value<float>());
+  kernel(b.q.data(), b.k.data(), b.v.data(), b.o.data(), b.l.data(), shape_, b.scores.data(), nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return check_rows(what, b.o.download(), b.l.download(),
+                    {{"O", b.o.check_guards()}, {"L", b.l.check_guards()}, {"the scores workspace", b.scores.check_guards()}});
+}
+
+bool AttentionBench::verify(const std::string& what, Bf16AttentionLauncher launch) {
+  Buffers& b = *buffers_;
+  if (precision_ != AttentionPrecision::BF16) throw std::logic_error("AttentionBench: a BF16 kernel needs a BF16 bench");
+  b.o16.fill(wb::poison_value<__nv_bfloat16>());
+  b.l.fill(wb::poison_value<float>());
+  launch(b.q16.data(), b.k16.data(), b.v16.data(), b.o16.data(), b.l.data(), shape_, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return check_rows(what, wb::widen_bf16_output(b.o16.download()), b.l.download(),
+                    {{"O", b.o16.check_guards()}, {"L", b.l.check_guards()}});
+}
+
+wb::TimingStats AttentionBench::time(Bf16AttentionLauncher launch) {
+  Buffers& b = *buffers_;
+  if (precision_ != AttentionPrecision::BF16) throw std::logic_error("AttentionBench: a BF16 kernel needs a BF16 bench");
+  // Compute-bound: no flush, as the FP32 kernels and phase 1's BF16 rungs.
+  return wb::bench(nullptr, lesson_.bench_options(false), [&] {
+    launch(b.q16.data(), b.k16.data(), b.v16.data(), b.o16.data(), b.l.data(), shape_, nullptr);
+  });
 }
 
 wb::TimingStats AttentionBench::time(const AttentionKernel& kernel) {
@@ -179,8 +222,9 @@ void AttentionBench::report(const std::string& launcher, const wb::TimingStats& 
   line.time = time;
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = wb::gflop_per_s(shape_.flop(), time.median_ms);
-  const double peak = lesson_.fp32_peak_gflops();
-  line.peak_label = "FP32 peak";
+  const bool bf16 = precision_ == AttentionPrecision::BF16;
+  const double peak = bf16 ? wb::bf16_peak_gflops(lesson_.device()) : lesson_.fp32_peak_gflops();
+  line.peak_label = bf16 ? "BF16 peak" : "FP32 peak";
   line.peak_pct = peak > 0 ? 100.0 * line.rate / peak : 0.0;
   line.ref_style = wb::RefStyle::Speedup;  // "1.20x of 5.02": how much faster than the cuBLAS path
   line.ref_label = "of 5.02";
@@ -203,6 +247,16 @@ int run_attention_lesson(wb::Lesson& lesson, const char* launcher, const Attenti
   const wb::TimingStats time = bench.time(kernel);
   pass = bench.verify(std::string(launcher) + " (after timing)", kernel) && pass;
   bench.report(launcher, time, pass);
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+int run_bf16_attention_lesson(wb::Lesson& lesson, const char* launcher, Bf16AttentionLauncher launch, bool causal) {
+  AttentionBench bench(lesson, parse_attention_size(lesson.options().size, causal, 128), 0, false,
+                       AttentionPrecision::BF16);
+  bool pass = bench.verify(launcher, launch);
+  const wb::TimingStats time = bench.time(launch);
+  pass = bench.verify(std::string(launcher) + " (after timing)", launch) && pass;
+  bench.report(launcher, time, pass);  // times the yardstick: 5.02's cuBLAS path on the widened inputs
   return pass ? wb::kExitPass : wb::kExitFail;
 }
 

@@ -6,7 +6,9 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "common/bf16.h"
 #include "common/data.h"
 #include "common/verify.h"
 
@@ -55,7 +57,9 @@ std::size_t attention_scores_elements(const AttentionShape& s) {
 
 namespace p5 {
 
-AttentionInputs make_attention_inputs(const AttentionShape& shape, AttentionData data, std::uint64_t seed) {
+namespace {
+
+AttentionInputs make_float_inputs(const AttentionShape& shape, AttentionData data, std::uint64_t seed) {
   AttentionInputs in;
   in.v = wb::random_floats(shape.k_elements(), seed + 2);
   if (data == AttentionData::Uniform) {
@@ -75,6 +79,19 @@ AttentionInputs make_attention_inputs(const AttentionShape& shape, AttentionData
   }
   in.k.resize(shape.k_elements());
   for (float& x : in.k) x = 50.0f + static_cast<float>(rng.integer(-2, 2));
+  return in;
+}
+
+}  // namespace
+
+AttentionInputs make_attention_inputs(const AttentionShape& shape, AttentionData data, std::uint64_t seed,
+                                      AttentionPrecision precision) {
+  AttentionInputs in = make_float_inputs(shape, data, seed);
+  if (precision == AttentionPrecision::BF16) {
+    in.q = wb::rounded_to_bf16(std::move(in.q));
+    in.k = wb::rounded_to_bf16(std::move(in.k));
+    in.v = wb::rounded_to_bf16(std::move(in.v));
+  }
   return in;
 }
 
@@ -174,7 +191,7 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
   return r;
 }
 
-// The bound, for one row with n visible keys (u = 2^-24).
+// The bound of an FP32 kernel, for one row with n visible keys (u = 2^-24).
 // 1. Logits. An FP32 dot product of d terms errs by at most d u sum|q k| (any order); multiplying by
 //    the float scale adds u |s|, and the scale itself is 1/sqrt(d) rounded (the references use the same
 //    float): delta <= (d + 1) u dot_abs, or 2 u |s| when the dot products are exact (small integers).
@@ -188,21 +205,58 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
 // 4. L = m + log(l) = log(sum exp(s_j)) exactly if l were exact: the logits move it by delta, l by
 //    chain, logf and the addition by u (|L| + log n) at most.
 // Below the smallest normal float (2^-126) outputs lose absolute precision: 2^-140 covers a denormal O.
+//
+// The bound of a BF16 tensor-core kernel (5.05), against the exact result on the BF16 inputs widened
+// (the reference uses the very values the kernel gets, so rounding the inputs costs nothing, and a
+// product of two BF16 numbers is exact in FP32). r = 2^-8 is BF16's unit roundoff (8 significant bits).
+// 1. Logits. S = Q K^T on tensor cores: FP32 accumulation whose additions truncate, 2u (d + ceil(d/4))
+//    sum|q k| (phase 1's BF16 bound, reference.h there). Then the scale, log2(e) folded into it for
+//    exp2, and the max subtracted by an FMA whose product rounds: three more roundings of at most
+//    u dot_abs, within 2 more 2u terms: delta <= 2u (d + ceil(d/4) + 2) dot_abs. Exact dots (small
+//    integers stay exact under truncation too) keep only those three: delta <= 4u |s|.
+// 2. Exponentials and the P V sums. The FP32 chain with every rounding at most twice as large:
+//    truncating additions (2u instead of u), exp2 approximations (ex2.approx: up to 8u against expf's
+//    4u): chain <= 2 (6.4 n + 10) u. E = exp(4 delta + 2 chain) - 1 + 2u is then the FP32-style bound
+//    of O before anything is rounded to BF16, relative to magnitude = sum p |v_c|.
+// 3. P rounded to BF16 before P V: each p_j moves by at most r p_j, so the numerator sum_j p_j v_jc by
+//    r sum p |v_c| (with E: r (1 + E)), while l stays the FP32 sum of the unrounded p. That is the
+//    dominant term: a correct kernel errs by up to 2^-8 of sum p |v|, 10^4 times the FP32 bound at
+//    seq 65. (Summing the rounded P instead would move l, and L, by up to r as well.)
+// 4. O rounded to BF16 at the end: r |O| <= r (1 + E + r (1 + E)) magnitude.
+//    In all: |dO_c| <= (E + r (1 + E) (2 + r)) sum p|v_c|.
+// 5. L in FP32 from the FP32 row sum: the FP32 bound's step 4 with this delta and chain.
+// Below the smallest normal, an exp2 that flushes to zero (ex2.approx.ftz) drops terms of at most 2^-126
+// each (l >= 1): 2^-110 covers seq_k up to 64K.
 RowTolerance attention_bound(int visible, int d, double dot_abs, double logit_abs, double lse, bool exact_dots,
-                             double slack) {
+                             double slack, AttentionPrecision precision) {
   const double u = wb::kFloatEpsilon;
   const double n = std::max(visible, 1);
+  RowTolerance t;
+  if (precision == AttentionPrecision::BF16) {
+    const double r = std::ldexp(1.0, -8);
+    const double delta = exact_dots ? 4.0 * u * logit_abs : 2.0 * u * (d + std::ceil(d / 4.0) + 2.0) * dot_abs;
+    const double chain = 2.0 * (6.4 * n + 10.0) * u;
+    const double e = std::expm1(4.0 * delta + 2.0 * chain) + 2.0 * u;
+    t.o_rel = slack * (e + r * (1.0 + e) * (2.0 + r));
+    t.o_abs = slack * std::ldexp(1.0, -110);
+    t.l_abs = slack * (delta + chain + u * (std::fabs(lse) + std::log(n) + 2.0));
+    return t;
+  }
   const double delta = exact_dots ? 2.0 * u * logit_abs : (d + 1.0) * u * dot_abs;
   const double chain = (6.4 * n + 10.0) * u;
-  RowTolerance t;
   t.o_rel = slack * (std::expm1(4.0 * delta + 2.0 * chain) + 2.0 * u);
   t.o_abs = slack * std::ldexp(1.0, -140);
   t.l_abs = slack * (delta + chain + u * (std::fabs(lse) + std::log(n) + 2.0));
   return t;
 }
 
-RowTolerance attention_row_tolerance(const RowReference& row, int d, bool exact_dots, double slack) {
-  return attention_bound(row.visible, d, row.dot_abs, row.logit_abs, row.lse, exact_dots, slack);
+RowTolerance attention_row_tolerance(const RowReference& row, int d, bool exact_dots, double slack,
+                                     AttentionPrecision precision) {
+  return attention_bound(row.visible, d, row.dot_abs, row.logit_abs, row.lse, exact_dots, slack, precision);
+}
+
+RowTolerance operator+(const RowTolerance& a, const RowTolerance& b) {
+  return RowTolerance{a.o_rel + b.o_rel, a.o_abs + b.o_abs, a.l_abs + b.l_abs};
 }
 
 std::vector<int> sample_rows(int seq_q, int extra, std::uint64_t seed) {

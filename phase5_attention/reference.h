@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What lessons and tests share, outside the files learners edit: inputs, the CPU reference in double
 // (one row at a time, so a lesson can check sampled rows of a large problem), the error bound of an
-// FP32 kernel derived from its arithmetic, and the variants the grader uses to name a bug.
+// FP32 kernel, and of a BF16 tensor-core kernel (5.05), derived from its arithmetic, and the variants
+// the grader uses to name a bug.
 #pragma once
 
 #include <cstdint>
@@ -19,10 +20,20 @@ enum class AttentionData {
   HugeLogits,
 };
 
+// How the kernel under test computes. FP32: FP32 inputs and arithmetic (5.01-5.04, 5.06). BF16 (5.05):
+// BF16 Q, K and V; S = Q K^T on tensor cores with FP32 accumulation; P rounded to BF16 before P V (its
+// row sum l kept in FP32 from the unrounded p, as FlashAttention-2 does); O rounded to BF16 once at the
+// end; L in FP32.
+enum class AttentionPrecision { FP32, BF16 };
+
 struct AttentionInputs {
   std::vector<float> q, k, v;
 };
-AttentionInputs make_attention_inputs(const AttentionShape& shape, AttentionData data, std::uint64_t seed);
+// BF16: the same random floats (the same seed gives the FP32 data), each rounded to BF16 and kept as
+// the float it widens back to: the values the kernel gets, and the reference uses, exactly. HugeLogits'
+// small integers are exact in BF16 already.
+AttentionInputs make_attention_inputs(const AttentionShape& shape, AttentionData data, std::uint64_t seed,
+                                      AttentionPrecision precision = AttentionPrecision::FP32);
 
 // A deliberately wrong attention, to test a hypothesis about a kernel's bug. The default is the right one.
 struct ReferenceVariant {
@@ -51,7 +62,8 @@ struct RowReference {
 RowReference attention_reference_row(const AttentionShape& shape, const AttentionInputs& in, int head, int row,
                                      const ReferenceVariant& variant = {});
 
-// The error bound of an FP32 kernel on one row, against the exact result (u = 2^-24).
+// The error bound of a kernel on one row, against the exact result on its inputs (u = 2^-24; reference.cpp
+// derives both precisions' bounds).
 struct RowTolerance {
   double o_rel = 0;  // |O_c - exact| <= o_rel * magnitude_c + o_abs
   double o_abs = 0;
@@ -59,11 +71,14 @@ struct RowTolerance {
 };
 // `exact_dots`: Q K^T has no rounding error (HugeLogits); `slack` multiplies everything (2 when the
 // comparison is against another FP32 result instead of the exact one).
-RowTolerance attention_row_tolerance(const RowReference& row, int d, bool exact_dots, double slack = 1.0);
+RowTolerance attention_row_tolerance(const RowReference& row, int d, bool exact_dots, double slack = 1.0,
+                                     AttentionPrecision precision = AttentionPrecision::FP32);
 // The same from bounds instead of a row: for checks against a GPU reference, where the row's sums are
 // unknown: |q|, |k| <= 1 gives dot_abs <= scale d, and |v| <= 1 gives magnitude <= 1.
 RowTolerance attention_bound(int visible, int d, double dot_abs, double logit_abs, double lse, bool exact_dots,
-                             double slack);
+                             double slack, AttentionPrecision precision = AttentionPrecision::FP32);
+// The sum of two bounds: a kernel's and its reference's, when the reference is another GPU result.
+RowTolerance operator+(const RowTolerance& a, const RowTolerance& b);
 
 // Any kind of launcher, for code that runs them all (graders, lessons): {on_chip, with_scores} with
 // one of the two null, or {decoding, splits}.

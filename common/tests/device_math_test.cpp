@@ -32,6 +32,27 @@ TEST_CASE("FP32 lanes per SM follow the compute capability", "[host][device]") {
   CHECK(wb::fp32_lanes_per_sm(12, 0) == 128);
 }
 
+TEST_CASE("BF16 tensor peak is SMs x FLOP per clock x clock, halved on GeForce Ampere and Ada", "[host][device]") {
+  CHECK(wb::bf16_flop_per_clock_per_sm(9, 0) == 4096);
+  CHECK(wb::bf16_flop_per_clock_per_sm(8, 0) == 2048);
+  CHECK(wb::bf16_flop_per_clock_per_sm(8, 6) == 1024);
+  CHECK(wb::bf16_flop_per_clock_per_sm(8, 9) == 1024);
+  CHECK(wb::bf16_flop_per_clock_per_sm(7, 5) == 0);  // Turing: no BF16 tensor cores
+  wb::DeviceInfo h100;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.cc_major = 9;
+  h100.sm_count = 132;
+  h100.sm_clock_khz = 1830000;  // the clock NVIDIA quotes its 989 TFLOP/s at
+  CHECK(std::fabs(wb::bf16_peak_gflops(h100) - 989429.76) < 0.01);
+  wb::DeviceInfo rtx4090;
+  rtx4090.name = "NVIDIA GeForce RTX 4090";
+  rtx4090.cc_major = 8;
+  rtx4090.cc_minor = 9;
+  rtx4090.sm_count = 128;
+  rtx4090.sm_clock_khz = 2520000;
+  CHECK(std::fabs(wb::bf16_peak_gflops(rtx4090) - 165150.72) < 0.01);  // 165 dense TFLOP/s: half rate
+}
+
 TEST_CASE("describe names the device, its architecture and both peaks", "[host][device]") {
   wb::DeviceInfo info;
   info.name = "NVIDIA H100 80GB HBM3";

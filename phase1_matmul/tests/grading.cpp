@@ -175,7 +175,7 @@ std::vector<float> device_values<float>(const std::vector<float>& values) {
 }
 template <>
 std::vector<__nv_bfloat16> device_values<__nv_bfloat16>(const std::vector<float>& values) {
-  return to_bf16(values);
+  return wb::to_bf16(values);
 }
 
 // One case of either grader. The inputs are offset `a_offset` / `b_offset` elements from a 256-byte
@@ -208,8 +208,8 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
   }
   if (std::is_same<T, __nv_bfloat16>::value) {
     // The reference multiplies exactly the values the kernel gets: rounding the inputs costs nothing.
-    in.A = rounded_to_bf16(std::move(in.A));
-    in.B = rounded_to_bf16(std::move(in.B));
+    in.A = wb::rounded_to_bf16(std::move(in.A));
+    in.B = wb::rounded_to_bf16(std::move(in.B));
   }
   if (c.beta == 0.0f) in.C.assign(c_count, wb::poison_value<float>());  // NaN: beta = 0 must not read C
 

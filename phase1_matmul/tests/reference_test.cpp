@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "common/data.h"
@@ -81,24 +80,6 @@ TEST_CASE("gemm_nt_reference_cpu multiplies by B transposed (B stored N x K)", "
   CHECK(out == std::vector<double>{1, 2});
 }
 
-TEST_CASE("round_to_bf16 rounds to nearest even and keeps NaN, infinity and small integers", "[host][p1]") {
-  const float ulp1 = std::ldexp(1.0f, -7);  // BF16 keeps 7 mantissa bits: the spacing just above 1
-  CHECK(round_to_bf16(1.0f) == 1.0f);
-  CHECK(round_to_bf16(1.0f + ulp1) == 1.0f + ulp1);
-  CHECK(round_to_bf16(1.0f + 0.5f * ulp1) == 1.0f);                 // a tie goes to the even neighbour
-  CHECK(round_to_bf16(1.0f + 1.5f * ulp1) == 1.0f + 2.0f * ulp1);   // ... here the upper one
-  CHECK(round_to_bf16(1.0f + 0.75f * ulp1) == 1.0f + ulp1);         // above the tie rounds up
-  CHECK(round_to_bf16(-3.0f) == -3.0f);
-  for (int i = -256; i <= 256; ++i) CHECK(round_to_bf16(float(i)) == float(i));  // integers to 256 are exact
-  CHECK(std::isnan(round_to_bf16(std::nanf(""))));
-  CHECK(std::isinf(round_to_bf16(std::numeric_limits<float>::max())));  // rounds up past the largest BF16
-  const std::vector<float> values = {0.1f, -2.0f, 1e-30f, 65504.0f, std::ldexp(1.0f, -130)};
-  const std::vector<float> back = widen_bf16(to_bf16(values));
-  REQUIRE(back.size() == values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) CHECK(back[i] == round_to_bf16(values[i]));
-  CHECK(rounded_to_bf16(values) == back);
-}
-
 namespace {
 
 // The tensor-core addition that Fasi et al. (2021) measured, in double (where every step here is
@@ -145,7 +126,7 @@ TEST_CASE("the BF16 tolerance is 2u (K + ceil(K/4) + 2) magnitude", "[host][p1]"
 
 TEST_CASE("the BF16 tolerance holds for truncating tensor-core sums and catches a dropped term", "[host][p1]") {
   const int K = 1024;
-  const std::vector<float> a = rounded_to_bf16(wb::random_floats(K, 11)), b = rounded_to_bf16(wb::random_floats(K, 12));
+  const std::vector<float> a = wb::rounded_to_bf16(wb::random_floats(K, 11)), b = wb::rounded_to_bf16(wb::random_floats(K, 12));
   double exact = 0, magnitude = 0, largest_term = 0;
   for (int k = 0; k < K; ++k) {
     exact += double(a[k]) * b[k];
@@ -180,7 +161,7 @@ TEST_CASE("the BF16 tolerance holds for truncating tensor-core sums and catches 
 TEST_CASE("small-integer inputs stay exact in BF16 and under truncating sums", "[host][p1]") {
   const int K = 4096;
   const std::vector<float> a = random_small_integers(K, 5), b = random_small_integers(K, 6);
-  CHECK(rounded_to_bf16(a) == a);  // exact in BF16
+  CHECK(wb::rounded_to_bf16(a) == a);  // exact in BF16
   double exact = 0;
   for (int k = 0; k < K; ++k) exact += double(a[k]) * b[k];
   for (std::size_t block : {1, 4, 8, 16}) CHECK(tensor_core_dot(a, b, block) == exact);

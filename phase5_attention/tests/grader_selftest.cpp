@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A grader that passes a wrong kernel is the worst bug of a course: plant each bug the phase 5 grader
 // claims to diagnose and check that it fails with the sentence that names it, while a correct kernel
-// passes; and check the cuBLAS path, which grades the large shapes, against the CPU reference.
+// passes (FP32, decoding, and 5.05's BF16); and check the cuBLAS path, which grades the large shapes,
+// against the CPU reference.
 #include <string>
 #include <vector>
 
@@ -91,6 +92,45 @@ TEST_CASE("the phase 5 grader accepts a correct decoding kernel and names every 
   for (const Plant& p : plants) {
     INFO("planted: " << p.what);
     const std::string verdict = grade_attention("planted", p.kernel, p.c, wb::test::seed());
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the phase 5 grader accepts a correct BF16 kernel and names every planted BF16 bug", "[gpu][grader][p5]") {
+  // 5.05's precision: BF16 inputs, P rounded to BF16 before P V, O rounded to BF16, under BF16's bound
+  // (host.p5.grader-model runs the same plants on a host model with tensor cores' truncating sums).
+  const p5::AttentionData huge = p5::AttentionData::HugeLogits;
+  struct Bf16Plant {
+    const char* what;
+    Bf16AttentionLauncher launch;
+    AttentionCase c;
+    const char* diagnosis;  // "" = the grader must accept it
+  };
+  const std::vector<Bf16Plant> plants = {
+      {"a correct BF16 kernel", planted_bf16_correct, make(3, 65, 64, false), ""},
+      {"a correct BF16 kernel, causal, d = 128", planted_bf16_correct, make(3, 257, 128, true), ""},
+      {"a correct BF16 kernel, logits near 1e4", planted_bf16_correct, make(3, 257, 64, true, huge), ""},
+      {"a correct BF16 kernel, seq 1", planted_bf16_correct, make(1, 1, 128, true), ""},
+      {"a correct BF16 kernel, seq 1000", planted_bf16_correct, make(1, 1000, 128, false), ""},
+      // Graded against the cuBLAS path (FP32 on the BF16 inputs widened), as 5.05's large cases are.
+      {"a correct BF16 kernel, seq 4096 against the cuBLAS path", planted_bf16_correct, make(2, 4096, 128, true), ""},
+      {"never rescaling when the max grows", planted_bf16_missing_rescale, make(3, 257, 64, false),
+       "missing rescale"},
+      {"never rescaling, logits near 1e4", planted_bf16_missing_rescale, make(3, 257, 64, false, huge),
+       "missing rescale"},
+      {"the scale applied twice", planted_bf16_scale_twice, make(3, 65, 128, false), "applied twice"},
+      {"a causal mask off by one", planted_bf16_causal_off_by_one, make(3, 65, 64, true), "off by one"},
+      {"dropping the last, partial key tile", planted_bf16_drops_last_tile, make(3, 65, 64, false),
+       "is never processed"},
+  };
+  for (const Bf16Plant& p : plants) {
+    INFO("planted: " << p.what);
+    const std::string verdict = grade_attention_bf16("planted", p.launch, p.c, wb::test::seed());
     INFO("grader said: " << verdict);
     if (std::string(p.diagnosis).empty()) {
       CHECK(verdict.empty());

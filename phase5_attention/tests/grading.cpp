@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/bf16.h"
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/testing.h"
@@ -14,6 +15,7 @@
 namespace {
 
 using p5::AttentionData;
+using p5::AttentionPrecision;
 using p5::ReferenceVariant;
 using p5::RowReference;
 using p5::RowTolerance;
@@ -41,12 +43,18 @@ struct Outcome {
   p5::AttentionInputs in;
   std::vector<float> o, l;
   bool exact_dots = false;
+  AttentionPrecision precision = AttentionPrecision::FP32;
 };
+
+// How far a kernel's output may be from a hypothesis (a wrong attention modelled in double) and still be
+// taken for it: a few times the bound, since the model's tiles need not be the kernel's. BF16's bound is
+// 2^-8-sized already, so twice it; FP32's four times.
+double hypothesis_slack(const Outcome& out) { return out.precision == AttentionPrecision::BF16 ? 2.0 : 4.0; }
 
 // Does row (head, row) of the kernel's output match `ref` within `slack` times the row's bound?
 bool row_matches(const Outcome& out, int head, int row, const RowReference& ref, double slack) {
   const int d = out.shape.d;
-  const RowTolerance t = p5::attention_row_tolerance(ref, d, out.exact_dots, slack);
+  const RowTolerance t = p5::attention_row_tolerance(ref, d, out.exact_dots, slack, out.precision);
   const std::size_t r = static_cast<std::size_t>(head) * out.shape.seq_q + row;
   for (int c = 0; c < d; ++c) {
     const wb::Tolerance tol{t.o_abs + t.o_rel * ref.magnitude[c], slack * wb::kFloatEpsilon};
@@ -56,7 +64,7 @@ bool row_matches(const Outcome& out, int head, int row, const RowReference& ref,
 }
 
 bool l_matches(const Outcome& out, int head, int row, const RowReference& ref) {
-  const RowTolerance t = p5::attention_row_tolerance(ref, out.shape.d, out.exact_dots);
+  const RowTolerance t = p5::attention_row_tolerance(ref, out.shape.d, out.exact_dots, 1.0, out.precision);
   return wb::within(ref.lse, out.l[static_cast<std::size_t>(head) * out.shape.seq_q + row],
                     wb::Tolerance{t.l_abs, wb::kFloatEpsilon});
 }
@@ -71,7 +79,7 @@ bool o_matches(const Outcome& out, int head, int row, const RowReference& ref) {
 bool o_matches_variant(const Outcome& out, int head, int row, const RowReference& alt) {
   RowReference any_l = alt;
   any_l.lse = out.l[static_cast<std::size_t>(head) * out.shape.seq_q + row];
-  return std::isfinite(any_l.lse) ? row_matches(out, head, row, any_l, 4.0) : false;
+  return std::isfinite(any_l.lse) ? row_matches(out, head, row, any_l, hypothesis_slack(out)) : false;
 }
 
 // A bug the grader can recognise: a wrong attention that the kernel's output matches.
@@ -225,22 +233,37 @@ std::string explain(const Outcome& out, const std::vector<std::pair<int, int>>& 
     o_ok += o_matches(out, head, row, ref_of(head, row));
     l_ok += l_matches(out, head, row, ref_of(head, row));
   }
-  if (o_ok == sample.size())
-    return decoding ? "O is right but L is not: the merged L is m + log(l), with m the largest m_s of the row's "
-                      "splits and l = sum of l_s exp(m_s - m), the same rescale as the outputs get (not the last "
-                      "split's L, nor a sum of the splits' L)."
-                    : "O is right but L is not: L = m + log(l) per row, the natural log of the sum of exp(s - m) "
-                      "plus the max m of the scaled logits.";
-  for (const Hypothesis& h : hypotheses(s, splits)) {
+  // Does every sampled wrong row (that the hypothesis leaves a key) match it?
+  auto all_match = [&](const Hypothesis& h) {
     std::size_t matched = 0, tried = 0;
     for (const auto& [head, row] : sample) {
       const RowReference alt = p5::attention_reference_row(s, out.in, head, row, h.variant);
       if (alt.visible == 0) continue;
       ++tried;
-      matched += h.o_only ? o_matches_variant(out, head, row, alt) : row_matches(out, head, row, alt, 4.0);
+      matched +=
+          h.o_only ? o_matches_variant(out, head, row, alt) : row_matches(out, head, row, alt, hypothesis_slack(out));
     }
-    if (tried > 0 && matched == tried) return h.diagnosis;
+    return tried > 0 && matched == tried;
+  };
+  const std::vector<Hypothesis> candidates = hypotheses(s, splits);
+  if (o_ok == sample.size() && !decoding) {
+    // A sum l that is never rescaled shows in L first: O's bound (BF16's above all) can hide the weights
+    // it shifts, but L lands exactly on the stale sum's m + log(l).
+    for (const Hypothesis& h : candidates)
+      if (h.variant.no_rescale_tile > 0 && all_match(h)) return h.diagnosis;
+    if (out.precision == AttentionPrecision::BF16)
+      return "O is right but L is not: L = m + log(l) per row, the natural log of the sum of exp(s - m) plus the "
+             "max m of the scaled logits, in FP32; l is the row sum of the FP32 probabilities, taken before P is "
+             "rounded to BF16 for the second product (the rounded P would move L by up to 2^-8).";
+    return "O is right but L is not: L = m + log(l) per row, the natural log of the sum of exp(s - m) "
+           "plus the max m of the scaled logits.";
   }
+  if (o_ok == sample.size())
+    return "O is right but L is not: the merged L is m + log(l), with m the largest m_s of the row's "
+           "splits and l = sum of l_s exp(m_s - m), the same rescale as the outputs get (not the last "
+           "split's L, nor a sum of the splits' L).";
+  for (const Hypothesis& h : candidates)
+    if (all_match(h)) return h.diagnosis;
   if (decoding && l_ok == sample.size())
     return "L is right but O is not: the splits' (m, l) merge well, so look at the outputs: each split's partial "
            "output must be scaled by exp(m_s - m) as its l_s is, and the merged sum divided by the merged l once.";
@@ -348,40 +371,25 @@ std::vector<AttentionCase> large_cases(bool causal) {
   return cases;
 }
 
-std::string grade_attention(const char* name, const p5::AttentionKernel& kernel_in, const AttentionCase& c,
-                            std::uint64_t seed) {
+std::vector<AttentionCase> bf16_large_cases(bool causal) {
+  std::vector<AttentionCase> cases = large_cases(causal);
+  if (wb::test::sanitize_mode()) return cases;
+  AttentionCase lesson;  // the lesson's shape and the bar of DESIGN.md
+  lesson.shape = AttentionShape{16, 4096, 4096, 128, causal};
+  cases.push_back(lesson);
+  return cases;
+}
+
+std::string judge_attention(const char* name, const AttentionCase& c, const p5::AttentionInputs& in,
+                            const std::vector<float>& o, const std::vector<float>& l, AttentionPrecision precision) {
   const AttentionShape& s = c.shape;
-  p5::AttentionKernel kernel = kernel_in;
-  if (c.splits > 0) kernel.splits = c.splits;
   Outcome out;
   out.shape = s;
-  out.in = p5::make_attention_inputs(s, c.data, seed);
+  out.in = in;
+  out.o = o;
+  out.l = l;
   out.exact_dots = c.data == AttentionData::HugeLogits;
-  // Inputs ringed with NaN canaries (a read past an input shows as NaN); outputs poisoned between canaries.
-  wb::GuardedDeviceBuffer<float> q(s.q_elements()), k(s.k_elements()), v(s.k_elements()), o(s.q_elements()),
-      l(s.l_elements()), scores(kernel.workspace_elements(s));
-  q.upload(out.in.q);
-  k.upload(out.in.k);
-  v.upload(out.in.v);
-  try {
-    kernel(q.data(), k.data(), v.data(), o.data(), l.data(), s, scores.data(), nullptr);
-  } catch (const wb::CudaError& e) {
-    return std::string("launching ") + name + " failed: " + e.what();
-  } catch (const std::invalid_argument& e) {
-    return std::string(name) + " refused the shape: " + e.what();
-  }
-  const cudaError_t ran = cudaDeviceSynchronize();
-  if (ran != cudaSuccess)
-    return std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
-  const std::pair<const char*, const wb::GuardedDeviceBuffer<float>*> guarded[] = {
-      {"O", &o}, {"L", &l}, {kernel.decoding ? "the partials' workspace" : "the scores workspace", &scores},
-      {"Q", &q}, {"K", &k}, {"V", &v}};
-  for (const auto& [what, buffer] : guarded) {
-    const wb::GuardReport guards = buffer->check_guards();
-    if (!guards.ok()) return guards.describe(std::string(name) + ": " + what);
-  }
-  out.o = o.download();
-  out.l = l.download();
+  out.precision = precision;
 
   // Expected values and per-element bounds, from the CPU (every row) or from the cuBLAS path.
   const int d = s.d;
@@ -395,7 +403,7 @@ std::string grade_attention(const char* name, const p5::AttentionKernel& kernel_
       for (int i = 0; i < s.seq_q; ++i) {
         cpu.push_back(p5::attention_reference_row(s, out.in, h, i));
         const RowReference& ref = cpu.back();
-        const RowTolerance t = p5::attention_row_tolerance(ref, d, out.exact_dots);
+        const RowTolerance t = p5::attention_row_tolerance(ref, d, out.exact_dots, 1.0, precision);
         const std::size_t row = cpu.size() - 1;
         for (int col = 0; col < d; ++col) {
           want_o[row * d + col] = static_cast<float>(ref.o[col]);
@@ -407,7 +415,9 @@ std::string grade_attention(const char* name, const p5::AttentionKernel& kernel_
       }
     }
   } else {
-    // Both sides err: slack 2. |q|, |k|, |v| <= 1 bound the row sums the CPU would have measured.
+    // The kernel's bound plus the reference's own (an FP32 result, on the same inputs: the BF16 ones
+    // widened). |q|, |k|, |v| <= 1 bound the row sums the CPU would have measured.
+    const wb::DeviceBuffer<float> q(out.in.q), k(out.in.k), v(out.in.v);
     wb::DeviceBuffer<float> ro(s.q_elements()), rl(s.l_elements()), rs(attention_scores_elements(s));
     p5::attention_reference(q.data(), k.data(), v.data(), ro.data(), rl.data(), s, rs.data(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -418,7 +428,8 @@ std::string grade_attention(const char* name, const p5::AttentionKernel& kernel_
       const int i = static_cast<int>(row % s.seq_q);
       const int visible = attention_visible_keys(s, i);
       const RowTolerance t =
-          p5::attention_bound(visible, d, scale * d, scale * d, want_l[row], out.exact_dots, 2.0);
+          p5::attention_bound(visible, d, scale * d, scale * d, want_l[row], out.exact_dots, 1.0, precision) +
+          p5::attention_bound(visible, d, scale * d, scale * d, want_l[row], out.exact_dots, 1.0);
       for (int col = 0; col < d; ++col) tol_o[row * d + col] = {t.o_abs + t.o_rel, 2.0 * wb::kFloatEpsilon};
       tol_l[row] = {t.l_abs, 2.0 * wb::kFloatEpsilon};
     }
@@ -450,11 +461,93 @@ std::string grade_attention(const char* name, const p5::AttentionKernel& kernel_
          explain(out, bad_rows, on_cpu ? &cpu : nullptr, c.data == AttentionData::HugeLogits, c.splits);
 }
 
+namespace {
+
+// What the device holds of an input (its element type) and what the host reads back of an output.
+template <typename T>
+std::vector<T> device_values(const std::vector<float>& values);
+template <>
+std::vector<float> device_values<float>(const std::vector<float>& values) {
+  return values;
+}
+template <>
+std::vector<__nv_bfloat16> device_values<__nv_bfloat16>(const std::vector<float>& values) {
+  return wb::to_bf16(values);  // exact: the values are BF16 already
+}
+std::vector<float> host_values(const std::vector<float>& values) { return values; }
+std::vector<float> host_values(const std::vector<__nv_bfloat16>& values) { return wb::widen_bf16_output(values); }
+
+// The core every grader shares: inputs of element type T (float, or BF16 for 5.05; L and any workspace
+// are FP32) ringed with NaN canaries, O poisoned between canaries; `launch(Q, K, V, O, L, workspace)`
+// runs the launcher under test once; then the guards, then judge_attention.
+template <typename T, typename Launch>
+std::string grade_generic(const char* name, const AttentionCase& c, std::uint64_t seed, AttentionPrecision precision,
+                          std::size_t workspace_elements, const char* workspace_name, Launch launch) {
+  const AttentionShape& s = c.shape;
+  const p5::AttentionInputs in = p5::make_attention_inputs(s, c.data, seed, precision);
+  // Inputs ringed with NaN canaries (a read past an input shows as NaN); outputs poisoned between canaries.
+  wb::GuardedDeviceBuffer<T> q(s.q_elements()), k(s.k_elements()), v(s.k_elements()), o(s.q_elements());
+  wb::GuardedDeviceBuffer<float> l(s.l_elements()), workspace(workspace_elements);
+  q.upload(device_values<T>(in.q));
+  k.upload(device_values<T>(in.k));
+  v.upload(device_values<T>(in.v));
+  try {
+    launch(q.data(), k.data(), v.data(), o.data(), l.data(), workspace.data());
+  } catch (const wb::CudaError& e) {
+    return std::string("launching ") + name + " failed: " + e.what();
+  } catch (const std::invalid_argument& e) {
+    return std::string(name) + " refused the shape: " + e.what();
+  }
+  const cudaError_t ran = cudaDeviceSynchronize();
+  if (ran != cudaSuccess)
+    return std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
+  const std::pair<const char*, wb::GuardReport> guards[] = {
+      {"O", o.check_guards()}, {"L", l.check_guards()}, {workspace_name, workspace.check_guards()},
+      {"Q", q.check_guards()}, {"K", k.check_guards()}, {"V", v.check_guards()}};
+  for (const auto& [what, report] : guards)
+    if (!report.ok()) return report.describe(std::string(name) + ": " + what);
+  return judge_attention(name, c, in, host_values(o.download()), l.download(), precision);
+}
+
+std::string describe_case(const AttentionCase& c, const char* inputs) {
+  return shape_text(c) + (c.data == AttentionData::HugeLogits ? ", logits near +-1e4" : inputs);
+}
+
+}  // namespace
+
+std::string grade_attention(const char* name, const p5::AttentionKernel& kernel_in, const AttentionCase& c,
+                            std::uint64_t seed) {
+  p5::AttentionKernel kernel = kernel_in;
+  if (c.splits > 0) kernel.splits = c.splits;
+  return grade_generic<float>(name, c, seed, AttentionPrecision::FP32, kernel.workspace_elements(c.shape),
+                              kernel.decoding ? "the partials' workspace" : "the scores workspace",
+                              [&](const float* Q, const float* K, const float* V, float* O, float* L,
+                                  float* workspace) { kernel(Q, K, V, O, L, c.shape, workspace, nullptr); });
+}
+
+std::string grade_attention_bf16(const char* name, Bf16AttentionLauncher launch, const AttentionCase& c,
+                                 std::uint64_t seed) {
+  return grade_generic<__nv_bfloat16>(
+      name, c, seed, AttentionPrecision::BF16, 0, "a workspace",
+      [&](const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, float* L, float*) {
+        launch(Q, K, V, O, L, c.shape, nullptr);
+      });
+}
+
 void check_attention(const char* name, const p5::AttentionKernel& kernel, const AttentionCase& c) {
   const std::uint64_t seed = wb::test::seed();
-  INFO(name << " with " << shape_text(c)
-            << (c.data == AttentionData::HugeLogits ? ", logits near +-1e4" : ", q, k, v uniform in [-1, 1)")
-            << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
+  INFO(name << " with " << describe_case(c, ", q, k, v uniform in [-1, 1)") << ", seed " << seed
+            << " (replay with WB_SEED=" << seed << ")");
   const std::string failure = grade_attention(name, kernel, c, seed);
+  if (!failure.empty()) FAIL(failure);
+}
+
+void check_attention_bf16(const char* name, Bf16AttentionLauncher launch, const AttentionCase& c) {
+  const std::uint64_t seed = wb::test::seed();
+  INFO(name << " with " << describe_case(c, ", q, k, v uniform in [-1, 1) rounded to BF16") << ", seed " << seed
+            << " (replay with WB_SEED=" << seed << ")");
+  INFO("the BF16 bound: O within 2^-8 sum p|v| (P rounded to BF16) + 2^-8 |O| (O rounded) + the FP32 terms "
+       "(with truncating tensor-core sums); L within FP32's bound, from the FP32 row sum");
+  const std::string failure = grade_attention_bf16(name, launch, c, seed);
   if (!failure.empty()) FAIL(failure);
 }

@@ -2,7 +2,10 @@
 // One grader for every phase 5 kernel: the CPU reference in double (O and L of every row) on shapes
 // around the 64-row tiles, one large shape against the cuBLAS path (itself checked against the CPU in
 // gpu.p5.grader), logits of 1e4, causal rows with a single visible key; inputs and outputs in guarded
-// buffers, outputs poisoned; and, when something is wrong, a sentence naming the likely bug.
+// buffers, outputs poisoned; and, when something is wrong, a sentence naming the likely bug. The FP32
+// kernels and 5.05's BF16 one go through the same core: BF16 inputs are the same random floats rounded
+// to BF16 (the references use the rounded values), in BF16 buffers ringed with BF16 NaNs; O in BF16
+// poisoned with BF16's poison; L in FP32; the bound is BF16's (reference.cpp derives both).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,9 @@ std::vector<AttentionCase> attention_cases(bool causal);
 std::vector<AttentionCase> huge_logit_cases(bool causal);
 // seq 4096 (2 heads), d 64 and 128, graded against the cuBLAS path; none under WB_SANITIZE.
 std::vector<AttentionCase> large_cases(bool causal);
+// 5.05: large_cases and the lesson's 16x4096x128, graded against the cuBLAS path on the BF16 inputs
+// widened; none under WB_SANITIZE.
+std::vector<AttentionCase> bf16_large_cases(bool causal);
 
 // 5.06's split heuristic (attention_decoding_splits), passed in: the grader links no exercise.
 using DecodingSplitChooser = int (*)(const AttentionShape& shape, int sm_count);
@@ -45,3 +51,15 @@ std::vector<AttentionCase> decoding_large_cases(DecodingSplitChooser choose);
 std::string grade_attention(const char* name, const p5::AttentionKernel& kernel, const AttentionCase& c,
                             std::uint64_t seed);
 void check_attention(const char* name, const p5::AttentionKernel& kernel, const AttentionCase& c);
+
+// 5.05: the same for a BF16 launcher (attention_cases, huge_logit_cases and bf16_large_cases).
+std::string grade_attention_bf16(const char* name, Bf16AttentionLauncher launch, const AttentionCase& c,
+                                 std::uint64_t seed);
+void check_attention_bf16(const char* name, Bf16AttentionLauncher launch, const AttentionCase& c);
+
+// The judging half of the grader, host code: `o` (BF16 results widened to float, BF16's poison turned
+// into float's) and `l` are what a kernel wrote for the case's inputs `in`; "" when they are right, else
+// the report and its diagnosis. Shapes small enough for the CPU reference need no GPU (the host tests
+// judge models of right and wrong kernels with it); larger ones run the cuBLAS path.
+std::string judge_attention(const char* name, const AttentionCase& c, const p5::AttentionInputs& in,
+                            const std::vector<float>& o, const std::vector<float>& l, p5::AttentionPrecision precision);

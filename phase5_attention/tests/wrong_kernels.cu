@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <cuda_bf16.h>
+
 #include <cmath>
 
 #include "common/check.h"
@@ -12,29 +14,41 @@ enum class Bug { None, MissingRescale, ScaleTwice, CausalOffByOne, NoMask, Drops
 constexpr int kTile = 64;
 constexpr int kWarps = 4;
 
+// Element access for both input types: FP32, or BF16 (5.05) widened to FP32 on load.
+__device__ inline float to_float(float x) { return x; }
+__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+// What the kernel does with a probability before P V, and with O before it stores it: nothing in FP32;
+// in BF16 both are rounded to BF16, P as FlashAttention-2 feeds it to the second mma (its row sum l stays
+// the FP32 sum of the unrounded p), O once at the end.
+__device__ inline float as_p(float p, const float*) { return p; }
+__device__ inline float as_p(float p, const __nv_bfloat16*) { return __bfloat162float(__float2bfloat16_rn(p)); }
+__device__ inline void store(float* out, float x) { *out = x; }
+__device__ inline void store(__nv_bfloat16* out, float x) { *out = __float2bfloat16_rn(x); }
+
 // The logit of query q (this lane holds columns lane + 32 t) against key row k, reduced over the warp.
-template <int D>
-__device__ float warp_dot(const float (&q)[D / 32], const float* k) {
+template <int D, typename T>
+__device__ float warp_dot(const float (&q)[D / 32], const T* k) {
   float v = 0.0f;
-  for (int t = 0; t < D / 32; ++t) v += q[t] * k[threadIdx.x % 32 + 32 * t];
+  for (int t = 0; t < D / 32; ++t) v += q[t] * to_float(k[threadIdx.x % 32 + 32 * t]);
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
 }
 
-// A plain online softmax, one warp per query row, keys in tiles of 64, with one switchable bug.
-template <Bug bug, int D>
-__global__ void planted_kernel(const float* Q, const float* K, const float* V, float* O, float* L, int heads,
-                               int seq_q, int seq_k, float scale, bool causal) {
+// A plain online softmax, one warp per query row, keys in tiles of 64, with one switchable bug; T is
+// the element type of Q, K, V and O (float, or BF16 with P and O rounded as 5.05 rounds them).
+template <Bug bug, int D, typename T>
+__global__ void planted_kernel(const T* Q, const T* K, const T* V, T* O, float* L, int heads, int seq_q, int seq_k,
+                               float scale, bool causal) {
   const long long row = static_cast<long long>(blockIdx.x) * kWarps + threadIdx.x / 32;
   if (row >= static_cast<long long>(heads) * seq_q) return;  // the whole warp leaves together
   const int lane = threadIdx.x % 32;
   const int i = static_cast<int>(row % seq_q);
   const std::size_t head = static_cast<std::size_t>(row / seq_q);
-  const float* k_head = K + head * seq_k * D;
-  const float* v_head = V + head * seq_k * D;
+  const T* k_head = K + head * seq_k * D;
+  const T* v_head = V + head * seq_k * D;
   float q[D / 32], acc[D / 32];
   for (int t = 0; t < D / 32; ++t) {
-    q[t] = Q[static_cast<std::size_t>(row) * D + lane + 32 * t];
+    q[t] = to_float(Q[static_cast<std::size_t>(row) * D + lane + 32 * t]);
     acc[t] = 0.0f;
   }
   const float s_scale = bug == Bug::ScaleTwice ? scale * scale : scale;
@@ -57,21 +71,22 @@ __global__ void planted_kernel(const float* Q, const float* K, const float* V, f
       const float s = j < end ? warp_dot<D>(q, k_head + static_cast<std::size_t>(j) * D) * s_scale : 0.0f;
       const float p = expf(s - m_new);
       l += p;
+      const float p_used = as_p(p, Q);
       if (j < end)
-        for (int t = 0; t < D / 32; ++t) acc[t] += p * v_head[static_cast<std::size_t>(j) * D + lane + 32 * t];
+        for (int t = 0; t < D / 32; ++t)
+          acc[t] += p_used * to_float(v_head[static_cast<std::size_t>(j) * D + lane + 32 * t]);
     }
     m = m_new;
   }
-  for (int t = 0; t < D / 32; ++t) O[static_cast<std::size_t>(row) * D + lane + 32 * t] = acc[t] / l;
+  for (int t = 0; t < D / 32; ++t) store(&O[static_cast<std::size_t>(row) * D + lane + 32 * t], acc[t] / l);
   if (lane == 0) L[row] = bug == Bug::LseWithoutMax ? logf(l) : m + logf(l);
 }
 
-template <Bug bug>
-void launch(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& s,
-            cudaStream_t stream) {
+template <Bug bug, typename T>
+void launch(const T* Q, const T* K, const T* V, T* O, float* L, const AttentionShape& s, cudaStream_t stream) {
   validate_attention_shape(s);
   if (s.heads == 0 || s.seq_q == 0) return;
-  const unsigned blocks = static_cast<unsigned>(wb::ceil_div(static_cast<long long>(s.heads) * s.seq_q, 
+  const unsigned blocks = static_cast<unsigned>(wb::ceil_div(static_cast<long long>(s.heads) * s.seq_q,
                                                              static_cast<long long>(kWarps)));
   if (s.d == 64) {
     planted_kernel<bug, 64><<<blocks, 32 * kWarps, 0, stream>>>(Q, K, V, O, L, s.heads, s.seq_q, s.seq_k,
@@ -205,3 +220,15 @@ WB_PLANT(planted_no_mask, Bug::NoMask)
 WB_PLANT(planted_drops_last_tile, Bug::DropsLastTile)
 WB_PLANT(planted_counts_tail_keys, Bug::CountsTailKeys)
 WB_PLANT(planted_lse_without_max, Bug::LseWithoutMax)
+
+// 5.05: the same kernel on BF16 Q, K, V and O.
+#define WB_PLANT_BF16(fn, bug)                                                                            \
+  void fn(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, float* L, \
+          const AttentionShape& shape, cudaStream_t stream) {                                             \
+    launch<bug>(Q, K, V, O, L, shape, stream);                                                            \
+  }
+WB_PLANT_BF16(planted_bf16_correct, Bug::None)
+WB_PLANT_BF16(planted_bf16_missing_rescale, Bug::MissingRescale)
+WB_PLANT_BF16(planted_bf16_scale_twice, Bug::ScaleTwice)
+WB_PLANT_BF16(planted_bf16_causal_off_by_one, Bug::CausalOffByOne)
+WB_PLANT_BF16(planted_bf16_drops_last_tile, Bug::DropsLastTile)

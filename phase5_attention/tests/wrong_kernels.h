@@ -33,3 +33,17 @@ void planted_decoding_lse_merged_wrong(const float* Q, const float* K, const flo
                                        const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
 void planted_decoding_square_mask(const float* Q, const float* K, const float* V, float* O, float* L,
                                   const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
+
+// 5.05: the same one-warp-per-row kernel on BF16 Q, K, V and O, FP32 arithmetic, P rounded to BF16 before
+// P V (its row sum l from the unrounded p, as FlashAttention-2 keeps it) and O rounded once: right, or
+// with one bug.
+void planted_bf16_correct(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
+                          float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_bf16_missing_rescale(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                  __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_bf16_scale_twice(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                              __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_bf16_causal_off_by_one(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                    __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_bf16_drops_last_tile(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                  __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
