@@ -3,9 +3,11 @@
 // computation) timed in the same run. Writes a CSV.
 //   p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cache 32768] [--repeat N]
 //            [--out p5_bench.csv]
-// Attention (5.01-5.04): seq_q = seq_k = SEQ for each --seqs and --dims, with heads = --rows / SEQ (at
+// Attention (5.01-5.05): seq_q = seq_k = SEQ for each --seqs and --dims, with heads = --rows / SEQ (at
 // least enough 64-row query tiles for two per SM); TFLOP/s counted as 4 seq_q seq_k d per head (halved
-// for causal), "x of 5.02" against the cuBLAS path with the same mask. Decoding (5.06): 32 heads, one
+// for causal), % of the FP32 peak (5.05: of the BF16 tensor peak), "x of 5.02" against the cuBLAS path
+// with the same mask. 5.05 runs on BF16 copies of the same random floats (rounded to BF16), and says
+// SKIP where the GPU is older than sm_80. Decoding (5.06): 32 heads, one
 // query, seq_k = each --cache, causal, L2 flushed between repeats; GB/s counted as K and V read once plus
 // Q, O and L, against a cudaMemcpy of the same bytes, and x of the cuBLAS path on the same shape.
 // 5.01 and 5.02 need heads x SEQ^2 floats of scores: where that does not fit, their rows say SKIP with
@@ -18,8 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "common/arch_requirement.h"
 #include "common/args.h"
 #include "common/bench_tool.h"
+#include "common/bf16.h"
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
@@ -37,8 +41,9 @@ const wb::BenchToolSpec kTool = {
     "usage: p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cache 32768] [--repeat N]\n"
     "                [--out p5_bench.csv]\n"
     "Times every phase 5 reference kernel against the cuBLAS path (5.02) on the same data: attention at\n"
-    "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s), decoding of one query against a KV\n"
-    "cache of each --cache keys, 32 heads (GB/s against memcpy). Checks sampled rows, writes CSV.\n",
+    "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s; 5.05 in BF16, sm_80 or newer),\n"
+    "decoding of one query against a KV cache of each --cache keys, 32 heads (GB/s against memcpy).\n"
+    "Checks sampled rows, writes CSV.\n",
     {"--seqs", "--dims", "--rows", "--cache"},
     10,
     "p5_bench.csv"};
@@ -51,6 +56,7 @@ struct Row {
   double flop = 0, bytes = 0;
   double cublas_ms = 0;    // the cuBLAS path on the same shape in this run (0: none)
   double memcpy_gbs = 0;   // decoding: the copy of the same bytes (0: not a memory-bound row)
+  bool bf16 = false;       // 5.05: BF16 data, rated against the BF16 tensor peak
 };
 
 std::string shape_text(const AttentionShape& s) {
@@ -59,13 +65,26 @@ std::string shape_text(const AttentionShape& s) {
   return text + "x" + std::to_string(s.d) + (s.causal ? " causal" : "");
 }
 
-// One shape's inputs on the device and the reference rows the checks compare with.
+// One shape's inputs on the device and the reference rows the checks compare with; for 5.05 the same
+// floats rounded to BF16 (with their own reference rows), made on first use.
 struct Problem {
   AttentionShape shape;
   p5::AttentionInputs host;
   wb::DeviceBuffer<float> q, k, v, o, l;
   std::vector<std::pair<int, int>> rows;  // (head, row)
   std::vector<p5::RowReference> refs;
+  struct Bf16Data {
+    p5::AttentionInputs host;  // the BF16 values widened
+    wb::DeviceBuffer<__nv_bfloat16> q, k, v, o;
+    std::vector<p5::RowReference> refs;
+    explicit Bf16Data(const p5::AttentionInputs& floats)
+        : host{wb::rounded_to_bf16(floats.q), wb::rounded_to_bf16(floats.k), wb::rounded_to_bf16(floats.v)},
+          q(wb::to_bf16(host.q)),
+          k(wb::to_bf16(host.k)),
+          v(wb::to_bf16(host.v)),
+          o(host.q.size()) {}
+  };
+  std::unique_ptr<Bf16Data> bf16;
   Problem(const AttentionShape& s, std::uint64_t seed)
       : shape(s),
         host(p5::make_attention_inputs(s, p5::AttentionData::Uniform, seed)),
@@ -79,7 +98,27 @@ struct Problem {
         if (head == 0 || s.heads > 1) rows.emplace_back(head, row);
       }
     }
-    for (const auto& [head, row] : rows) refs.push_back(p5::attention_reference_row(s, host, head, row));
+    set_causal(s.causal);
+  }
+
+  // The mask changes the reference rows.
+  void set_causal(bool causal) {
+    shape.causal = causal;
+    refs.clear();
+    for (const auto& [head, row] : rows) refs.push_back(p5::attention_reference_row(shape, host, head, row));
+    if (bf16) make_bf16_refs();
+  }
+  Bf16Data& bf16_data() {
+    if (!bf16) {
+      bf16 = std::make_unique<Bf16Data>(host);
+      make_bf16_refs();
+    }
+    return *bf16;
+  }
+  void make_bf16_refs() {
+    bf16->refs.clear();
+    for (const auto& [head, row] : rows)
+      bf16->refs.push_back(p5::attention_reference_row(shape, bf16->host, head, row));
   }
 
   // Poisons O and L, runs once, compares the sampled rows with the derived bound.
@@ -88,15 +127,27 @@ struct Problem {
     l.fill(wb::poison_value<float>());
     kernel(q.data(), k.data(), v.data(), o.data(), l.data(), shape, workspace, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<float> got_o = o.download(), got_l = l.download();
+    return compare(what, refs, o.download(), l.download(), p5::AttentionPrecision::FP32);
+  }
+  // The same for 5.05's BF16 launcher, on the BF16 data, under the BF16 bound.
+  bool check(const std::string& what, Bf16AttentionLauncher launch) {
+    Bf16Data& b = bf16_data();
+    b.o.fill(wb::poison_value<__nv_bfloat16>());
+    l.fill(wb::poison_value<float>());
+    launch(b.q.data(), b.k.data(), b.v.data(), b.o.data(), l.data(), shape, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return compare(what, b.refs, wb::widen_bf16_output(b.o.download()), l.download(), p5::AttentionPrecision::BF16);
+  }
+  bool compare(const std::string& what, const std::vector<p5::RowReference>& want, const std::vector<float>& got_o,
+               const std::vector<float>& got_l, p5::AttentionPrecision precision) const {
     std::size_t bad = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const p5::RowTolerance t = p5::attention_row_tolerance(refs[i], shape.d, false);
+      const p5::RowTolerance t = p5::attention_row_tolerance(want[i], shape.d, false, 1.0, precision);
       const std::size_t r = static_cast<std::size_t>(rows[i].first) * shape.seq_q + rows[i].second;
-      bool ok = wb::within(refs[i].lse, got_l[r], wb::Tolerance{t.l_abs, wb::kFloatEpsilon});
+      bool ok = wb::within(want[i].lse, got_l[r], wb::Tolerance{t.l_abs, wb::kFloatEpsilon});
       for (int c = 0; c < shape.d && ok; ++c)
-        ok = wb::within(refs[i].o[c], got_o[r * shape.d + c],
-                        wb::Tolerance{t.o_abs + t.o_rel * refs[i].magnitude[c], wb::kFloatEpsilon});
+        ok = wb::within(want[i].o[c], got_o[r * shape.d + c],
+                        wb::Tolerance{t.o_abs + t.o_rel * want[i].magnitude[c], wb::kFloatEpsilon});
       bad += !ok;
     }
     if (bad > 0)
@@ -135,6 +186,10 @@ int main(int argc, char** argv) {
   return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
     const wb::DeviceInfo device = wb::query_device(0);
     const wb::BenchOptions compute{2, args.repeat, false}, memory{2, args.repeat, true};
+    // 5.05 runs BF16 mma.sync: sm_80 or newer (its solution object holds no code for older GPUs).
+    const int cc = 10 * device.cc_major + device.cc_minor;
+    const bool tensor_cores = wb::arch_requirement_met("80", cc);
+    const double fp32_peak = wb::fp32_peak_gflops(device), bf16_peak = wb::bf16_peak_gflops(device);
     std::printf("%s\n", wb::describe(device).c_str());
     for (std::size_t s : seqs)
       if (s > (std::size_t(1) << 20)) throw wb::UsageError("--seqs: at most 1M");
@@ -143,17 +198,19 @@ int main(int argc, char** argv) {
     std::vector<Row> results;
     auto print = [&](const Row& r) {
       if (r.status == "SKIP") {
-        std::printf("%-5s %-26s %-24s skipped: %s\n", r.id.c_str(), r.kernel.c_str(), shape_text(r.shape).c_str(),
+        std::printf("%-5s %-28s %-24s skipped: %s\n", r.id.c_str(), r.kernel.c_str(), shape_text(r.shape).c_str(),
                     r.note.c_str());
       } else if (r.memcpy_gbs > 0) {
         const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
-        std::printf("%-5s %-26s %-24s %9.3f ms %7.0f GB/s %4.0f%% of memcpy", r.id.c_str(), r.kernel.c_str(),
+        std::printf("%-5s %-28s %-24s %9.3f ms %7.0f GB/s %4.0f%% of memcpy", r.id.c_str(), r.kernel.c_str(),
                     shape_text(r.shape).c_str(), r.time.median_ms, gbps, 100.0 * gbps / r.memcpy_gbs);
         if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
         std::printf("  %s\n", r.status.c_str());
       } else {
-        std::printf("%-5s %-26s %-24s %9.3f ms %6.2f TFLOP/s", r.id.c_str(), r.kernel.c_str(),
-                    shape_text(r.shape).c_str(), r.time.median_ms, wb::gflop_per_s(r.flop, r.time.median_ms) / 1000);
+        const double gflops = wb::gflop_per_s(r.flop, r.time.median_ms), peak = r.bf16 ? bf16_peak : fp32_peak;
+        std::printf("%-5s %-28s %-24s %9.3f ms %7.2f TFLOP/s %4.0f%% %s", r.id.c_str(), r.kernel.c_str(),
+                    shape_text(r.shape).c_str(), r.time.median_ms, gflops / 1000,
+                    peak > 0 ? 100.0 * gflops / peak : 0.0, r.bf16 ? "BF16 peak" : "FP32 peak");
         if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
         std::printf("  %s\n", r.status.c_str());
       }
@@ -179,6 +236,28 @@ int main(int argc, char** argv) {
       if (std::string(id) == "5.02") *cublas_ms = r.time.median_ms;
       r.cublas_ms = *cublas_ms;
       if (memory_bound) r.memcpy_gbs = 1;  // filled in below, once per byte count
+      results.push_back(r);
+    };
+    // 5.05: the same on the BF16 copy of the problem's data.
+    auto measure_bf16 = [&](Problem& p, const char* id, const char* name, Bf16AttentionLauncher launch,
+                            double cublas_ms) {
+      Row r;
+      r.id = id;
+      r.kernel = name;
+      r.shape = p.shape;
+      r.flop = p.shape.flop();
+      r.bf16 = true;
+      r.bytes =
+          2.0 * (2.0 * static_cast<double>(p.shape.k_elements()) + 2.0 * static_cast<double>(p.shape.q_elements())) +
+          4.0 * static_cast<double>(p.shape.l_elements());
+      r.note = "BF16 Q K V and O";
+      bool pass = p.check(name, launch);
+      Problem::Bf16Data& b = p.bf16_data();
+      r.time = wb::bench(nullptr, compute,
+                         [&] { launch(b.q.data(), b.k.data(), b.v.data(), b.o.data(), p.l.data(), p.shape, nullptr); });
+      pass = p.check(std::string(name) + " (after timing)", launch) && pass;
+      r.status = pass ? "PASS" : "FAIL";
+      r.cublas_ms = cublas_ms;
       results.push_back(r);
     };
     auto skip = [&](const AttentionShape& shape, const char* id, const char* name, const std::string& why) {
@@ -218,10 +297,7 @@ int main(int argc, char** argv) {
           no_scores = why;
         }
         for (bool causal : {false, true}) {
-          p.shape.causal = causal;
-          if (causal)  // the references of the sampled rows change with the mask
-            for (std::size_t i = 0; i < p.rows.size(); ++i)
-              p.refs[i] = p5::attention_reference_row(p.shape, p.host, p.rows[i].first, p.rows[i].second);
+          p.set_causal(causal);  // the references of the sampled rows change with the mask
           double cublas_ms = 0;
           if (workspace) {
             measure(p, "5.02", "attention_cublas", {nullptr, attention_cublas}, workspace->data(), false, &cublas_ms);
@@ -240,6 +316,13 @@ int main(int argc, char** argv) {
             measure(p, "5.03", "attention_flash_fp32", {attention_flash_fp32, nullptr}, nullptr, false, &cublas_ms);
           }
           print(results.back());
+          if (tensor_cores) {
+            measure_bf16(p, "5.05", "attention_flash_tensor_cores", attention_flash_tensor_cores, cublas_ms);
+            print(results.back());
+          } else {
+            skip(p.shape, "5.05", "attention_flash_tensor_cores",
+                 wb::arch_requirement_unmet("5.05", "flash_tensor_cores", "80", cc));
+          }
         }
       }
     }
@@ -289,10 +372,13 @@ int main(int argc, char** argv) {
       if (timed) {
         const double tflops = wb::gflop_per_s(r.flop, r.time.median_ms) / 1000;
         const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
+        const double compute_peak = r.bf16 ? bf16_peak : fp32_peak;
         const double peak = memory_bound ? 100.0 * gbps / wb::dram_peak_gbs(device)
-                                         : 100.0 * tflops * 1000 / wb::fp32_peak_gflops(device);
+                                         : (compute_peak > 0 ? 100.0 * tflops * 1000 / compute_peak : 0.0);
         std::fprintf(csv, "%.5f,%.5f,%.3f,%.1f,%.1f,%s,", r.time.median_ms, r.time.min_ms, tflops, gbps, peak,
-                     memory_bound ? "HBM peak" : "FP32 peak");
+                     memory_bound ? "HBM peak"
+                     : r.bf16     ? "BF16 peak"
+                                  : "FP32 peak");
       } else {
         std::fprintf(csv, ",,,,,,");
       }

@@ -153,13 +153,15 @@ bool AttentionBench::verify(const std::string& what, const AttentionKernel& kern
   b.l.fill(wb::poison_value<float>());
   kernel(b.q.data(), b.k.data(), b.v.data(), b.o.data(), b.l.data(), shape_, b.scores.data(), nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
-  return check_rows(what, b.o.download(), b.l.download(),
-                    {{"O", b.o.check_guards()}, {"L", b.l.check_guards()}, {"the scores workspace", b.scores.check_guards()}});
+  return check_rows(
+      what, b.o.download(), b.l.download(),
+      {{"O", b.o.check_guards()}, {"L", b.l.check_guards()}, {"the scores workspace", b.scores.check_guards()}});
 }
 
 bool AttentionBench::verify(const std::string& what, Bf16AttentionLauncher launch) {
   Buffers& b = *buffers_;
-  if (precision_ != AttentionPrecision::BF16) throw std::logic_error("AttentionBench: a BF16 kernel needs a BF16 bench");
+  if (precision_ != AttentionPrecision::BF16)
+    throw std::logic_error("AttentionBench: a BF16 kernel needs a BF16 bench");
   b.o16.fill(wb::poison_value<__nv_bfloat16>());
   b.l.fill(wb::poison_value<float>());
   launch(b.q16.data(), b.k16.data(), b.v16.data(), b.o16.data(), b.l.data(), shape_, nullptr);
@@ -170,7 +172,8 @@ bool AttentionBench::verify(const std::string& what, Bf16AttentionLauncher launc
 
 wb::TimingStats AttentionBench::time(Bf16AttentionLauncher launch) {
   Buffers& b = *buffers_;
-  if (precision_ != AttentionPrecision::BF16) throw std::logic_error("AttentionBench: a BF16 kernel needs a BF16 bench");
+  if (precision_ != AttentionPrecision::BF16)
+    throw std::logic_error("AttentionBench: a BF16 kernel needs a BF16 bench");
   // Compute-bound: no flush, as the FP32 kernels and phase 1's BF16 rungs.
   return wb::bench(nullptr, lesson_.bench_options(false), [&] {
     launch(b.q16.data(), b.k16.data(), b.v16.data(), b.o16.data(), b.l.data(), shape_, nullptr);

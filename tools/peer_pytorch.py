@@ -11,7 +11,11 @@ The course's timing rules hold (DESIGN.md "Honest numbers"): CUDA events on the 
 warm-up calls discarded, a cold L2 before each repeat of a memory-bound op (a buffer of at least twice
 the L2 size is written between repeats, outside the timed region), median and min of the repeats.
 Rates are counted as the lessons count them: the minimum bytes read + written over the median time,
-2*M*N*K (2*nnz for SpMV) flop over the median time. Matmuls time warm, like p1_ladder.
+2*M*N*K (2*nnz for SpMV; 4 seq_q seq_k d per head for attention, halved for causal) flop over the median
+time. Matmuls and attention time warm, like p1_ladder and p5_bench (compute-bound: no L2 flush).
+Attention (phase 5) is F.scaled_dot_product_attention on BF16 [1, heads, seq, d] tensors, pinned to one
+backend at a time with torch.nn.attention.sdpa_kernel (the flash backend, and cuDNN's where this torch
+has it; a backend this torch lacks is skipped with a line, not failed), on p5_bench's 5.05 shapes.
 
 The CSV has one row per op and shape: device, date, peer ("pytorch <version>"), phase, the lesson ids
 and launchers the row stands beside, the shape as the lessons write their problem ("n=64M",
@@ -24,6 +28,7 @@ Exit status: 0 written, 1 a measurement failed, 2 usage error, 77 torch not impo
 """
 
 import argparse
+import contextlib
 import csv
 import datetime
 import io
@@ -32,7 +37,7 @@ import os
 import sys
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_TORCH = 0, 1, 2, 77
-PHASES = (0, 1, 2, 3, 4)
+PHASES = (0, 1, 2, 3, 4, 5)
 WARMUP = 2  # as the lessons' BenchOptions: the first calls pay for allocation and kernel selection
 COLUMNS = ("device", "date", "peer", "phase", "id", "op", "shape", "dtype", "bytes", "flop", "median_ms",
            "min_ms", "gbps", "gflops", "launchers", "note")
@@ -47,7 +52,7 @@ def parse_args(argv):
         prog="peer_pytorch.py",
         description="Time PyTorch on the shapes of the course's lessons and phase benchmarks; write CSV.")
     parser.add_argument("--phase", type=int, action="append", choices=PHASES, metavar="N",
-                        help="a phase to measure (0-4); repeatable; all phases when not given")
+                        help="a phase to measure (0-5); repeatable; all phases when not given")
     parser.add_argument("--out", default="peer_pytorch.csv", metavar="FILE", help="the CSV (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=10, metavar="N", help="timed repeats, 1 to 1000 (default 10)")
     parser.add_argument("--list", action="store_true", help="print the cases without timing them (no torch needed)")
@@ -234,6 +239,50 @@ def phase4_cases(rows=4 * MiB):
     return cases
 
 
+# p5_bench's attention shapes (its defaults --seqs 1024,4096,16384 --dims 64,128 --rows 64K), on which
+# it runs 5.05; the lesson's default 16x4096x128 is one of them.
+P5_SEQS = (1024, 4096, 16384)
+P5_DIMS = (64, 128)
+P5_ROWS = 64 * 1024
+# SDPA backends timed, each pinned with sdpa_kernel: (op suffix, torch.nn.attention.SDPBackend member).
+SDPA_BACKENDS = (("flash", "FLASH_ATTENTION"), ("cudnn", "CUDNN_ATTENTION"))
+
+
+def p5_heads(seq, sm_count=0, rows=P5_ROWS):
+    """phase5_attention/bench.cpp: heads = rows / seq, and at least two 64-row query tiles per SM."""
+    tiles = -(-seq // 64)
+    return max(1, rows // seq, -(-2 * sm_count // tiles))
+
+
+def attention_flop(heads, seq_q, seq_k, d, causal):
+    """AttentionShape::flop(): Q K^T and P V, 2 flop a multiply-add; causal halves it (the course's count)."""
+    full = 4.0 * heads * seq_q * seq_k * d
+    return full / 2 if causal else full
+
+
+def attention_shape(heads, seq, d, causal):
+    """The problem as the phase 5 lessons and p5_bench write it: "16x4096x128", "16x4096x128 causal"."""
+    return "%dx%dx%d%s" % (heads, seq, d, " causal" if causal else "")
+
+
+def phase5_cases(sm_count=0):
+    """sm_count: the GPU's, which p5_bench's heads rule uses (it binds only past 512 SMs at these seqs)."""
+    cases = []
+    for seq in P5_SEQS:
+        for d in P5_DIMS:
+            heads = p5_heads(seq, sm_count)
+            for causal in (False, True):
+                for name, backend in SDPA_BACKENDS:
+                    cases.append(Case(
+                        5, "sdpa_" + name, attention_shape(heads, seq, d, causal), "sdpa",
+                        {"heads": heads, "seq": seq, "d": d, "causal": causal, "backend": backend},
+                        flop=attention_flop(heads, seq, seq, d, causal), ids=("5.05",),
+                        launchers=("attention_flash_tensor_cores",), dtype="bf16", cold=False,
+                        note="F.scaled_dot_product_attention(q, k, v, is_causal=%s) on BF16 [1, %d, %d, %d] "
+                             "under sdpa_kernel(SDPBackend.%s)" % (causal, heads, seq, d, backend)))
+    return cases
+
+
 # uniform and powerlaw draw their columns from the course's splitmix64 sampler (common/sparse.cpp); a
 # faithful port loops over 64M entries in Python, so they are left out rather than approximated.
 SKIPPED = {4: "uniform and powerlaw SpMV skipped: their columns come from the course's splitmix64 sampler "
@@ -249,8 +298,9 @@ def unique(items):
     return out
 
 
-def cases_for(phases):
-    table = {0: phase0_cases, 1: phase1_cases, 2: phase2_cases, 3: phase3_cases, 4: phase4_cases}
+def cases_for(phases, sm_count=0):
+    table = {0: phase0_cases, 1: phase1_cases, 2: phase2_cases, 3: phase3_cases, 4: phase4_cases,
+             5: lambda: phase5_cases(sm_count)}
     return [case for phase in phases for case in table[phase]()]
 
 
@@ -293,6 +343,26 @@ def csv_text(rows):
 
 
 # ---- the measurements (torch) ---------------------------------------------------------------------------
+
+
+class Unavailable(Exception):
+    """This torch cannot run the case at all (an SDPA backend it does not have): skipped, not failed."""
+
+
+def context_for(torch, case):
+    """What the case's calls run inside, entered once around its warm-up and timed repeats (outside the
+    events): SDPA pinned to one backend; nothing for the other ops."""
+    if case.kind != "sdpa":
+        return contextlib.nullcontext()
+    try:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except ImportError as error:
+        raise Unavailable("this torch has no torch.nn.attention.sdpa_kernel (%s)" % error) from error
+    backend = getattr(SDPBackend, case.params["backend"], None)
+    if backend is None:
+        raise Unavailable("this torch has no SDPBackend.%s" % case.params["backend"])
+    return sdpa_kernel(backend)
+
 
 
 def build(torch, case):
@@ -349,6 +419,11 @@ def build(torch, case):
         a = spmv_matrix(torch, p["gen"], p["rows"])
         x = rand(a.shape[1])
         return lambda: torch.mv(a, x)
+    if case.kind == "sdpa":
+        # q, k, v uniform in [-1, 1) as the lessons' (values do not change the speed), BF16, [1, heads, seq, d].
+        q, k, v = (torch.rand(1, p["heads"], p["seq"], p["d"], device=dev).mul_(2).sub_(1).to(torch.bfloat16)
+                   for _ in range(3))
+        return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
     raise ValueError("unknown case kind " + case.kind)
 
 
@@ -391,20 +466,21 @@ def spmv_matrix(torch, gen, rows):
 
 def time_case(torch, case, repeat, flush):
     """Events around each repeat; the flush buffer written before each cold repeat, outside the events."""
-    call = build(torch, case)
-    for _ in range(WARMUP):
-        call()
-    torch.cuda.synchronize()
-    events = []
-    for _ in range(repeat):
-        if case.cold:
-            flush.zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        call()
-        end.record()
-        events.append((start, end))
-    torch.cuda.synchronize()
+    with context_for(torch, case):
+        call = build(torch, case)
+        for _ in range(WARMUP):
+            call()
+        torch.cuda.synchronize()
+        events = []
+        for _ in range(repeat):
+            if case.cold:
+                flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            call()
+            end.record()
+            events.append((start, end))
+        torch.cuda.synchronize()
     return [s.elapsed_time(e) for s, e in events]
 
 
@@ -425,17 +501,20 @@ def measure(args):
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     print("%s, L2 %d MiB (flush %d MiB), %s" % (device, l2 // MiB, flush.numel() * 4 // MiB, peer))
     fresh, status = [], EXIT_OK
-    for case in cases_for(args.phase):
+    for case in cases_for(args.phase, props.multi_processor_count):
         try:
             times = time_case(torch, case, args.repeat, flush)
-        except (RuntimeError, ValueError) as error:  # out of memory, an op this torch lacks
-            print("%-10s %-14s failed: %s" % (case.op, case.shape, str(error).splitlines()[0]))
+        except Unavailable as why:
+            print("%-10s %-18s skipped: %s" % (case.op, case.shape, why))
+            continue
+        except (RuntimeError, ValueError) as error:  # out of memory, an op this torch lacks, no usable backend
+            print("%-10s %-18s failed: %s" % (case.op, case.shape, str(error).splitlines()[0]))
             status = EXIT_FAILED
             torch.cuda.empty_cache()
             continue
         row = result_row(case, device, date, peer, times)
         fresh.append(row)
-        print("%-10s %-14s %-5s %10s ms %10s GB/s %10s GFLOP/s" % (
+        print("%-10s %-18s %-5s %10s ms %10s GB/s %10s GFLOP/s" % (
             case.op, case.shape, case.dtype, row["median_ms"], row["gbps"] or "-", row["gflops"] or "-"))
         torch.cuda.empty_cache()  # the next shape starts from a clean pool, as a fresh process would
     for phase in args.phase:
@@ -453,7 +532,7 @@ def measure(args):
 
 def list_cases(args):
     for case in cases_for(args.phase):
-        print("phase %d  %-10s %-16s %-5s %-4s beside %s" % (case.phase, case.op, case.shape, case.dtype,
+        print("phase %d  %-10s %-18s %-5s %-4s beside %s" % (case.phase, case.op, case.shape, case.dtype,
                                                           "cold" if case.cold else "warm",
                                                           " ".join(case.ids) or "(no lesson)"))
     for phase in args.phase:

@@ -35,7 +35,7 @@ def usage_exit(argv):
 class Arguments(unittest.TestCase):
     def test_defaults_measure_every_phase(self):
         args = peer.parse_args([])
-        self.assertEqual(args.phase, [0, 1, 2, 3, 4])
+        self.assertEqual(args.phase, [0, 1, 2, 3, 4, 5])
         self.assertEqual(args.repeat, 10)
         self.assertEqual(args.out, "peer_pytorch.csv")
 
@@ -43,7 +43,7 @@ class Arguments(unittest.TestCase):
         self.assertEqual(peer.parse_args(["--phase", "3", "--phase", "1", "--phase", "3"]).phase, [1, 3])
 
     def test_bad_input_is_a_usage_error(self):
-        for argv in (["--phase", "5"], ["--phase", "x"], ["--repeat", "0"], ["--repeat", "1001"], ["--bogus"]):
+        for argv in (["--phase", "6"], ["--phase", "x"], ["--repeat", "0"], ["--repeat", "1001"], ["--bogus"]):
             code, err = usage_exit(argv)
             self.assertEqual(code, 2, argv)
             self.assertIn("usage:", err)
@@ -116,6 +116,53 @@ class Cases(unittest.TestCase):
         (bias,) = [c for c in peer.cases_for([2]) if c.op == "bias_gelu" and c.shape == "16384x4096"]
         self.assertEqual(bias.bytes, 8.0 * 16384 * 4096 + 4.0 * 4096)
 
+    def test_attention_shapes_are_p5_benchs(self):
+        # p5_bench's 5.05 rows: seq 1024, 4096, 16384 (heads = 64K rows / seq), d 64 and 128, causal or not.
+        flash = [c for c in peer.cases_for([5]) if c.op == "sdpa_flash"]
+        self.assertEqual([c.shape for c in flash],
+                         ["%s%s" % (s, m) for s in ("64x1024x64", "64x1024x128", "16x4096x64", "16x4096x128",
+                                                     "4x16384x64", "4x16384x128") for m in ("", " causal")])
+        self.assertIn("16x4096x128", [c.shape for c in flash])  # the lesson's default shape: bench finds it
+        cudnn = [c for c in peer.cases_for([5]) if c.op == "sdpa_cudnn"]
+        self.assertEqual([c.shape for c in cudnn], [c.shape for c in flash])
+        self.assertEqual([c.params["backend"] for c in flash + cudnn],
+                         ["FLASH_ATTENTION"] * 12 + ["CUDNN_ATTENTION"] * 12)
+
+    def test_attention_counts_flop_like_the_lessons_and_times_warm(self):
+        cases = peer.cases_for([5])
+        (full,) = [c for c in cases if c.op == "sdpa_flash" and c.shape == "16x4096x128"]
+        (causal,) = [c for c in cases if c.op == "sdpa_flash" and c.shape == "16x4096x128 causal"]
+        self.assertEqual(full.flop, 4.0 * 16 * 4096 * 4096 * 128)  # AttentionShape::flop()
+        self.assertEqual(causal.flop, full.flop / 2)
+        self.assertEqual(full.params, {"heads": 16, "seq": 4096, "d": 128, "causal": False,
+                                       "backend": "FLASH_ATTENTION"})
+        for case in cases:
+            self.assertFalse(case.cold, case)  # compute-bound, as the matmuls
+            self.assertEqual(case.dtype, "bf16")
+            self.assertEqual(case.bytes, 0.0)
+            self.assertEqual(case.ids, ("5.05",))
+            self.assertEqual(case.launchers, ("attention_flash_tensor_cores",))
+        row = peer.result_row(full, "NVIDIA H100 80GB HBM3", "2025-01-02", "pytorch 2.5.1", [0.25, 0.24, 0.26])
+        self.assertEqual(row["gflops"], "%.1f" % (full.flop / 0.25e6))
+        self.assertEqual(row["gbps"], "")
+
+    def test_attention_heads_follow_p5_bench(self):
+        # bench.cpp: max(1, rows / seq, ceil(2 SMs / ceil(seq / 64))).
+        self.assertEqual(peer.p5_heads(1024), 64)
+        self.assertEqual(peer.p5_heads(16384, 132), 4)  # an H100's SMs do not bind at these seqs
+        self.assertEqual(peer.p5_heads(16384, 1000), 8)  # 2 x 1000 SMs / 256 query tiles, rounded up
+        self.assertEqual(peer.p5_heads(100000), 1)
+        self.assertEqual([c.shape for c in peer.cases_for([5], 1000)][-1], "8x16384x128 causal")
+
+    def test_a_torch_without_sdpa_kernel_skips_attention_instead_of_failing(self):
+        # torch is blocked here, so `from torch.nn.attention import ...` fails as on a torch older than 2.3.
+        (case,) = [c for c in peer.cases_for([5]) if c.op == "sdpa_cudnn" and c.shape == "64x1024x64"]
+        with self.assertRaises(peer.Unavailable):
+            peer.context_for(None, case)
+        (add,) = peer.cases_for([0])[1:2]
+        with peer.context_for(None, add):  # other ops run in no context at all
+            pass
+
     def test_phase4_says_what_it_skips(self):
         self.assertIn("uniform and powerlaw", peer.SKIPPED[4])
 
@@ -180,6 +227,11 @@ class Script(unittest.TestCase):
         self.assertEqual(done.returncode, 0)
         self.assertIn("poisson:4M", done.stdout)
         self.assertIn("note: uniform and powerlaw", done.stdout)
+        done = self.run_script("--list", "--phase", "5")
+        self.assertEqual(done.returncode, 0)
+        self.assertIn("sdpa_flash 16x4096x128 ", done.stdout)
+        self.assertIn("sdpa_cudnn 4x16384x128 causal", done.stdout)
+        self.assertEqual(len(done.stdout.strip().splitlines()), 24)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,8 @@ TEST_CASE("the BF16 tolerance is 2u (K + ceil(K/4) + 2) magnitude", "[host][p1]"
 
 TEST_CASE("the BF16 tolerance holds for truncating tensor-core sums and catches a dropped term", "[host][p1]") {
   const int K = 1024;
-  const std::vector<float> a = wb::rounded_to_bf16(wb::random_floats(K, 11)), b = wb::rounded_to_bf16(wb::random_floats(K, 12));
+  const std::vector<float> a = wb::rounded_to_bf16(wb::random_floats(K, 11)),
+                           b = wb::rounded_to_bf16(wb::random_floats(K, 12));
   double exact = 0, magnitude = 0, largest_term = 0;
   for (int k = 0; k < K; ++k) {
     exact += double(a[k]) * b[k];

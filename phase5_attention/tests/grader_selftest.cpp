@@ -119,8 +119,7 @@ TEST_CASE("the phase 5 grader accepts a correct BF16 kernel and names every plan
       {"a correct BF16 kernel, seq 1000", planted_bf16_correct, make(1, 1000, 128, false), ""},
       // Graded against the cuBLAS path (FP32 on the BF16 inputs widened), as 5.05's large cases are.
       {"a correct BF16 kernel, seq 4096 against the cuBLAS path", planted_bf16_correct, make(2, 4096, 128, true), ""},
-      {"never rescaling when the max grows", planted_bf16_missing_rescale, make(3, 257, 64, false),
-       "missing rescale"},
+      {"never rescaling when the max grows", planted_bf16_missing_rescale, make(3, 257, 64, false), "missing rescale"},
       {"never rescaling, logits near 1e4", planted_bf16_missing_rescale, make(3, 257, 64, false, huge),
        "missing rescale"},
       {"the scale applied twice", planted_bf16_scale_twice, make(3, 65, 128, false), "applied twice"},

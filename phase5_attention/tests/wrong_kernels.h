@@ -41,8 +41,8 @@ void planted_bf16_correct(const __nv_bfloat16* Q, const __nv_bfloat16* K, const 
                           float* L, const AttentionShape& shape, cudaStream_t stream);
 void planted_bf16_missing_rescale(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                   __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
-void planted_bf16_scale_twice(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
-                              __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_bf16_scale_twice(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
+                              float* L, const AttentionShape& shape, cudaStream_t stream);
 void planted_bf16_causal_off_by_one(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                     __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
 void planted_bf16_drops_last_tile(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,

@@ -127,3 +127,38 @@ TEST_CASE("a peer row matches a lesson by GPU, launcher and problem, in the less
   const wbcli::LessonRow in_flops = lesson("relu", "n=64M", 10, "GFLOP/s", 1, "percent", 50);
   CHECK(!wbcli::peer_score(*wbcli::find_peer_row(rows, in_flops), in_flops));
 }
+
+TEST_CASE("phase 5's peer rows (SDPA, BF16) match 5.05's lesson by problem, the mask included", "[host][workbook]") {
+  // As tools/peer_pytorch.py --phase 5 writes them: the flash backend first, then cuDNN's, per shape.
+  const std::string csv =
+      "device,date,peer,phase,id,op,shape,dtype,bytes,flop,median_ms,min_ms,gbps,gflops,launchers,note\n"
+      "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,5,5.05,sdpa_flash,16x4096x128,bf16,,137438953472,0.27488,"
+      "0.27,,500000.0,attention_flash_tensor_cores,\"sdpa_kernel(SDPBackend.FLASH_ATTENTION), BF16\"\n"
+      "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,5,5.05,sdpa_cudnn,16x4096x128,bf16,,137438953472,0.22,"
+      "0.22,,624722.5,attention_flash_tensor_cores,cudnn\n"
+      "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,5,5.05,sdpa_flash,16x4096x128 causal,bf16,,68719476736,"
+      "0.2,0.2,,343597.4,attention_flash_tensor_cores,flash causal\n";
+  const wbcli::PeerLookup found = wbcli::lookup_peer(csv, "/b/peer.csv", "NVIDIA H100 80GB HBM3", 5);
+  REQUIRE(found.rows.size() == 3);
+  CHECK(found.message.find("3 rows for phase 5") != std::string::npos);
+
+  // 5.05's line: 400 TFLOP/s, 40% of the BF16 peak, 3.2x of 5.02 (a speedup: scored in % of peak).
+  wbcli::LessonRow lesson5 =
+      lesson("attention_flash_tensor_cores", "16x4096x128", 400000, "GFLOP/s", 40, "speedup", 3.2);
+  lesson5.id = "5.05";
+  lesson5.peak_label = "BF16 peak";
+  lesson5.ref_label = "of 5.02";
+  const wbcli::PeerRow* flash = wbcli::find_peer_row(found.rows, lesson5);
+  REQUIRE(flash != nullptr);
+  CHECK(flash->op == "sdpa_flash");  // the first listed: the backend of the bar in DESIGN.md
+  CHECK(near(*wbcli::peer_score(*flash, lesson5), 40 * 500000.0 / 400000));
+
+  wbcli::LessonRow causal = lesson5;
+  causal.problem = "16x4096x128 causal";
+  const wbcli::PeerRow* masked = wbcli::find_peer_row(found.rows, causal);
+  REQUIRE(masked != nullptr);
+  CHECK(masked->shape == "16x4096x128 causal");
+  wbcli::LessonRow fp32 = lesson5;
+  fp32.name = "attention_flash_causal";  // the FP32 lessons list no peer
+  CHECK(wbcli::find_peer_row(found.rows, fp32) == nullptr);
+}
