@@ -19,7 +19,7 @@
 
 namespace p5model {
 
-enum class Bug { None, MissingRescale, ScaleTwice, CausalOffByOne, DropsLastTile };
+enum class Bug { None, MissingRescale, ScaleTwice, CausalOffByOne, DropsLastTile, NoMask, CountsTailKeys };
 
 struct Bf16Kernel {
   int tile = 64;             // keys per tile
@@ -71,18 +71,21 @@ inline void bf16_attention_row(const AttentionShape& s, const p5::AttentionInput
   const float* k = in.k.data() + static_cast<std::size_t>(head) * s.seq_k * d;
   const float* v = in.v.data() + static_cast<std::size_t>(head) * s.seq_k * d;
   int end = s.seq_k;
-  if (s.causal) end = std::min(s.seq_k, row + 1 + (s.seq_k - s.seq_q) + (kernel.bug == Bug::CausalOffByOne ? 1 : 0));
+  if (s.causal && kernel.bug != Bug::NoMask)
+    end = std::min(s.seq_k, row + 1 + (s.seq_k - s.seq_q) + (kernel.bug == Bug::CausalOffByOne ? 1 : 0));
   if (kernel.bug == Bug::DropsLastTile) end = end / kernel.tile * kernel.tile;
+  // CountsTailKeys: the last tile's keys past `end` take part with a logit of 0 and a value of 0.
+  const int padded = kernel.bug == Bug::CountsTailKeys ? (end + kernel.tile - 1) / kernel.tile * kernel.tile : end;
   float m = -std::numeric_limits<float>::infinity(), l = 0.0f;
   std::vector<float> acc(d, 0.0f), scores;
   std::vector<double> products;
   for (int k0 = 0; k0 < end; k0 += kernel.tile) {
-    const int k1 = std::min(end, k0 + kernel.tile);
+    const int k1 = std::min(padded, k0 + kernel.tile);
     scores.assign(k1 - k0, 0.0f);
     float m_new = m;
     for (int j = k0; j < k1; ++j) {
       products.clear();
-      for (int col = 0; col < d; ++col) products.push_back(double(q[col]) * k[std::size_t(j) * d + col]);
+      for (int col = 0; col < d && j < end; ++col) products.push_back(double(q[col]) * k[std::size_t(j) * d + col]);
       scores[j - k0] = accumulate(0.0f, products, kernel.tensor_cores);
       m_new = std::max(m_new, scores[j - k0]);
     }
@@ -97,7 +100,7 @@ inline void bf16_attention_row(const AttentionShape& s, const p5::AttentionInput
     }
     for (int col = 0; col < d; ++col) {
       products.clear();
-      for (int j = k0; j < k1; ++j) products.push_back(double(p[j - k0]) * v[std::size_t(j) * d + col]);
+      for (int j = k0; j < k1; ++j) products.push_back(j < end ? double(p[j - k0]) * v[std::size_t(j) * d + col] : 0.0);
       acc[col] = accumulate(acc[col], products, kernel.tensor_cores);
     }
     m = m_new;

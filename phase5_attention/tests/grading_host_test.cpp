@@ -2,7 +2,8 @@
 // The grader's judging half (judge_attention) on host models of BF16 kernels (tests/bf16_model.h), so
 // that what gpu.p5.grader proves on the GPU is also checked on every build host: a correct
 // FlashAttention-2 model (P in BF16, truncating tensor-core sums or plain FP32 ones, tiles of 64 or 128)
-// passes on the self-test's shapes, and each planted bug fails with the sentence that names it.
+// passes on the self-test's shapes, and each planted bug fails with the sentence that names it (those of
+// the self-test's BF16 plants, and two of its FP32 ones).
 #include <string>
 #include <vector>
 
@@ -67,6 +68,10 @@ TEST_CASE("the BF16 grader names each bug planted in a model of the kernel", "[h
       {"a causal mask off by one", p5model::Bug::CausalOffByOne, make(3, 65, 64, true), "off by one"},
       {"dropping the last, partial key tile", p5model::Bug::DropsLastTile, make(3, 65, 64, false),
        "is never processed"},
+      // Two more of the FP32 plants, which the BF16 bound must still tell apart.
+      {"no causal mask", p5model::Bug::NoMask, make(3, 65, 64, true), "without the causal mask"},
+      {"counting the zero padding of the last key tile", p5model::Bug::CountsTailKeys, make(3, 65, 128, false),
+       "were counted"},
   };
   for (const bool tensor_cores : {true, false}) {
     for (const Plant& p : plants) {
