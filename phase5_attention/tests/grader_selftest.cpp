@@ -62,6 +62,38 @@ TEST_CASE("the phase 5 grader accepts a correct kernel and names every planted b
   }
 }
 
+// The bugs the plain grader cannot see, each its own case so that CTest can run compute-sanitizer on
+// it alone (gpu.p5.sanitizer-*, workbook_sanitizer_catches). Their results are right, so the grader
+// passes them: checked here; the sanitizer tests prove the grade's runs fail them. Small shapes (the
+// sanitizer runs have two minutes): seq 65 ends in a partial 32-key tile, and 1 head puts its tail at
+// the end of K.
+namespace {
+void check_passes_plain_grader(AttentionLauncher launch) {
+  for (const AttentionCase& c : {make(1, 65, 64, false), make(2, 17, 128, false)}) {
+    INFO("seq " << c.shape.seq_q << ", d " << c.shape.d << ", " << c.shape.heads << " head(s)");
+    CHECK(grade_attention("planted", {launch, nullptr}, c, wb::test::seed()).empty());
+  }
+}
+}  // namespace
+
+TEST_CASE("a correct one-warp tiled attention kernel passes the plain grader", "[gpu][grader][p5]") {
+  check_passes_plain_grader(planted_tiled_correct);
+}
+
+// One warp per block runs in lockstep, so the K and V tiles are complete when read and not yet
+// overwritten: right answers on every run; only racecheck sees the missing barriers.
+TEST_CASE("planted race: a one-warp K/V tile without barriers passes the plain grader",
+          "[gpu][grader][p5][planted-race]") {
+  check_passes_plain_grader(planted_tiled_no_barrier);
+}
+
+// The element after K is read and zeroed: right answers (in plain runs it is a canary of the guard);
+// only memcheck on exact-size inputs (WB_EXACT_INPUTS, as the grade's memcheck run) sees the read.
+TEST_CASE("planted over-read: a K tile load one past the end, zeroed, passes the plain grader",
+          "[gpu][grader][p5][planted-overread]") {
+  check_passes_plain_grader(planted_tiled_reads_past_end_masked);
+}
+
 TEST_CASE("the phase 5 grader accepts a correct decoding kernel and names every planted decoding bug",
           "[gpu][grader][p5]") {
   const p5::AttentionData huge = p5::AttentionData::HugeLogits;

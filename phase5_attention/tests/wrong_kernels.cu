@@ -2,8 +2,10 @@
 #include <cuda_bf16.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "common/check.h"
+#include "common/planted_bugs.cuh"
 #include "common/util.h"
 #include "phase5_attention/tests/wrong_kernels.h"
 
@@ -94,6 +96,104 @@ void launch(const T* Q, const T* K, const T* V, T* O, float* L, const AttentionS
   } else {
     planted_kernel<bug, 128><<<blocks, 32 * kWarps, 0, stream>>>(Q, K, V, O, L, s.heads, s.seq_q, s.seq_k,
                                                                 attention_scale(128), s.causal);
+  }
+  CUDA_CHECK_KERNEL();
+}
+
+// ---- The bugs only compute-sanitizer sees -----------------------------------------------------------
+
+// A tiled kernel whose block is one warp: kRowsPerWarp query rows (their q, running max, sum and
+// accumulator in registers, lane holding columns lane + 32 t) share each 32-key tile of K and V that the
+// warp stages in shared memory, lane j loading key row k0 + j (zero past seq_k); then every lane reads
+// every key row of the tile. Not causal. The bugs:
+//   NoBarrier           no __syncthreads() after the tile's load nor before the next tile overwrites it;
+//   ReadsPastEndMasked  the key row index clamped to seq_k instead of seq_k - 1 before the load, its
+//                       value then zeroed: lanes past the last key read the element after the end of K
+//                       (in the last head) and throw it away.
+enum class TileBug { None, NoBarrier, ReadsPastEndMasked };
+constexpr int kKeyTile = 32;  // one key row per lane
+constexpr int kRowsPerWarp = 4;
+
+template <TileBug bug, int D>
+__device__ float load_key_element(const float* k_head, int key, int c, int seq_k) {
+  if (bug == TileBug::ReadsPastEndMasked) {
+    // The flat index is clamped to seq_k * D, one past the last element: every lane past the last key
+    // reads K[seq_k * D] of its head, which is past the end of K in the last head; the value is zeroed.
+    const std::size_t last = static_cast<std::size_t>(seq_k) * D;
+    const std::size_t at = static_cast<std::size_t>(key) * D + c;
+    const float x = read_even_if_masked(k_head, at < last ? at : last);
+    return key < seq_k ? x : 0.0f;
+  }
+  return key < seq_k ? k_head[static_cast<std::size_t>(key) * D + c] : 0.0f;
+}
+
+template <TileBug bug, int D>
+__global__ void planted_tiled_kernel(const float* Q, const float* K, const float* V, float* O, float* L, int seq_q,
+                                     int seq_k, float scale) {
+  __shared__ float Ks[kKeyTile][D + 1];  // + 1: lane j's row-wise stores hit distinct banks
+  __shared__ float Vs[kKeyTile][D + 1];
+  const int lane = threadIdx.x;  // 32 threads: one warp
+  const std::size_t head = blockIdx.y;
+  const int row0 = blockIdx.x * kRowsPerWarp;
+  const float* k_head = K + head * seq_k * D;
+  const float* v_head = V + head * seq_k * D;
+  float q[kRowsPerWarp][D / 32], acc[kRowsPerWarp][D / 32], m[kRowsPerWarp], l[kRowsPerWarp];
+  for (int r = 0; r < kRowsPerWarp; ++r) {
+    // Rows past seq_q repeat the last row and store nothing: every lane stays for the tile loads.
+    const std::size_t i = head * seq_q + min(row0 + r, seq_q - 1);
+    for (int t = 0; t < D / 32; ++t) {
+      q[r][t] = Q[i * D + lane + 32 * t];
+      acc[r][t] = 0.0f;
+    }
+    m[r] = -INFINITY;
+    l[r] = 0.0f;
+  }
+  for (int k0 = 0; k0 < seq_k; k0 += kKeyTile) {
+    const int key = k0 + lane;
+    for (int c = 0; c < D; ++c) {
+      Ks[lane][c] = load_key_element<bug, D>(k_head, key, c, seq_k);
+      Vs[lane][c] = key < seq_k ? v_head[static_cast<std::size_t>(key) * D + c] : 0.0f;
+    }
+    // NoBarrier: the block is one warp, so it runs in lockstep and the tile is complete anyway; only
+    // racecheck sees the reads of other lanes' key rows that nothing orders after their writes.
+    if (bug != TileBug::NoBarrier) __syncthreads();
+    const int n = min(kKeyTile, seq_k - k0);
+    for (int r = 0; r < kRowsPerWarp; ++r) {
+      float tile_max = -INFINITY;
+      for (int j = 0; j < n; ++j) tile_max = fmaxf(tile_max, warp_dot<D>(q[r], &Ks[j][0]) * scale);
+      const float m_new = fmaxf(m[r], tile_max);
+      const float rescale = expf(m[r] - m_new);
+      l[r] *= rescale;
+      for (int t = 0; t < D / 32; ++t) acc[r][t] *= rescale;
+      for (int j = 0; j < n; ++j) {
+        const float p = expf(warp_dot<D>(q[r], &Ks[j][0]) * scale - m_new);
+        l[r] += p;
+        for (int t = 0; t < D / 32; ++t) acc[r][t] += p * Vs[j][lane + 32 * t];
+      }
+      m[r] = m_new;
+    }
+    // NoBarrier: and nothing keeps the next tile's stores after this tile's reads of other lanes' rows.
+    if (bug != TileBug::NoBarrier) __syncthreads();
+  }
+  for (int r = 0; r < kRowsPerWarp; ++r) {
+    if (row0 + r >= seq_q) break;
+    const std::size_t i = head * seq_q + row0 + r;
+    for (int t = 0; t < D / 32; ++t) O[i * D + lane + 32 * t] = acc[r][t] / l[r];
+    if (lane == 0) L[i] = m[r] + logf(l[r]);
+  }
+}
+
+template <TileBug bug>
+void launch_tiled(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& s,
+                  cudaStream_t stream) {
+  validate_attention_shape(s);
+  if (s.causal) throw std::invalid_argument("the planted one-warp tiled kernels are not causal");
+  if (s.heads == 0 || s.seq_q == 0) return;
+  const dim3 grid(static_cast<unsigned>(wb::ceil_div(s.seq_q, kRowsPerWarp)), static_cast<unsigned>(s.heads));
+  if (s.d == 64) {
+    planted_tiled_kernel<bug, 64><<<grid, 32, 0, stream>>>(Q, K, V, O, L, s.seq_q, s.seq_k, attention_scale(64));
+  } else {
+    planted_tiled_kernel<bug, 128><<<grid, 32, 0, stream>>>(Q, K, V, O, L, s.seq_q, s.seq_k, attention_scale(128));
   }
   CUDA_CHECK_KERNEL();
 }
@@ -220,6 +320,15 @@ WB_PLANT(planted_no_mask, Bug::NoMask)
 WB_PLANT(planted_drops_last_tile, Bug::DropsLastTile)
 WB_PLANT(planted_counts_tail_keys, Bug::CountsTailKeys)
 WB_PLANT(planted_lse_without_max, Bug::LseWithoutMax)
+
+#define WB_PLANT_TILED(fn, bug)                                                                                \
+  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,    \
+          cudaStream_t stream) {                                                                               \
+    launch_tiled<bug>(Q, K, V, O, L, shape, stream);                                                           \
+  }
+WB_PLANT_TILED(planted_tiled_correct, TileBug::None)
+WB_PLANT_TILED(planted_tiled_no_barrier, TileBug::NoBarrier)
+WB_PLANT_TILED(planted_tiled_reads_past_end_masked, TileBug::ReadsPastEndMasked)
 
 // 5.05: the same kernel on BF16 Q, K, V and O.
 #define WB_PLANT_BF16(fn, bug)                                                                            \

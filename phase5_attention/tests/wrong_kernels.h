@@ -22,6 +22,16 @@ void planted_counts_tail_keys(const float* Q, const float* K, const float* V, fl
 void planted_lse_without_max(const float* Q, const float* K, const float* V, float* O, float* L,
                              const AttentionShape& shape, cudaStream_t stream);
 
+// What only compute-sanitizer sees: a one-warp block staging 32-key tiles of K and V in shared memory
+// (not causal), right, with no barriers (racecheck), or clamping its key index to one past the end of K
+// and zeroing that value (exact-input memcheck). All three give right answers.
+void planted_tiled_correct(const float* Q, const float* K, const float* V, float* O, float* L,
+                           const AttentionShape& shape, cudaStream_t stream);
+void planted_tiled_no_barrier(const float* Q, const float* K, const float* V, float* O, float* L,
+                              const AttentionShape& shape, cudaStream_t stream);
+void planted_tiled_reads_past_end_masked(const float* Q, const float* K, const float* V, float* O, float* L,
+                                         const AttentionShape& shape, cudaStream_t stream);
+
 // 5.06: split-and-merge decoding (one warp per (row, split), one per row to merge), right or with one bug.
 void planted_decoding_correct(const float* Q, const float* K, const float* V, float* O, float* L,
                               const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
