@@ -76,11 +76,9 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     cp_async_commit();
   }
   for (int kt = 0; kt < k_tiles; ++kt) {
-    // TODO(1.10): make tile kt safe to read and keep the pipeline full. Tile kt must have landed for
-    //             every thread, not only this one; then refill a stage with the tile STAGES - 1 ahead
-    //             (if there is one), but only a stage that no warp still reads. Exactly one commit
-    //             group per iteration, empty or not, or cp_async_wait<N> counts the wrong groups
-    //             (about 5 lines).
+    // TODO(1.10): before any warp reads tile kt, all of it must be in shared memory; and keep
+    //             STAGES - 1 tiles in flight by refilling a stage as soon as it is free. cp_async_wait
+    //             counts this thread's commit groups, not tiles (about 5 lines).
 
     // TODO(1.10): add this warp's WM x WN share of stage kt % STAGES to acc, one 16-deep k step at a
     //             time: load the step's kTilesM A fragments and kTilesN B fragments with ldmatrix_x4

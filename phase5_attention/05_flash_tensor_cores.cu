@@ -83,10 +83,9 @@ __device__ void online_softmax(float (&s)[BC / 8][4], float (&row_max)[2], float
   //             row whose keys so far are all masked (about 25 lines).
 }
 
-// o += P V over the tile's BC keys. The A fragment of keys 16 kb..16 kb + 15 is the probabilities of
-// score tiles 2 kb and 2 kb + 1, rounded to BF16 pairs: a0 = row lo of tile 2 kb, a1 = row hi of tile
-// 2 kb, a2 and a3 the same of tile 2 kb + 1. V is [key][d]: ldmatrix .trans makes each 8 x 8 block
-// K-major, two d tiles per call.
+// o += P V over the tile's BC keys, P straight from the score registers (no shared memory): the A
+// operand of a 16-key step is built from the accumulators of the score tiles that cover those keys.
+// V is [key][d], so its rows are this product's k.
 template <int D, int BC>
 __device__ void accumulate_pv(float (&o)[D / 8][4], const float (&p)[BC / 8][4], const __nv_bfloat16* v_tile,
                               int lane) {
