@@ -38,12 +38,6 @@ using namespace wb::mma;
 
 constexpr int kBK = 64;  // one 128-byte swizzled row of BF16 per tile row
 
-// The dynamic shared-memory window is only 16-byte aligned by contract; the 128-byte swizzle needs
-// 1024-byte aligned tiles, so the kernel rounds its start up (the launcher asks for 1 KB more).
-__device__ inline unsigned char* align_1024(unsigned char* p) {
-  return p + ((1024 - (shared_address(p) & 1023)) & 1023);
-}
-
 // One block: WARPGROUPS warpgroups, each computing 64 rows of a (64 WARPGROUPS) x BN tile of C with
 // wgmma m64nBNk16; every thread also copies its share of each stage with cp.async (as in 1.10).
 template <int WARPGROUPS, int BN, int STAGES, int GROUP>

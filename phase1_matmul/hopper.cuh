@@ -27,6 +27,13 @@ namespace wb::hopper {
 
 using wb::mma::shared_address;
 
+// The dynamic shared-memory window is only 16-byte aligned by contract; the 128-byte swizzle (TMA,
+// wgmma descriptors) needs 1024-byte aligned tiles, so kernels round their start up with this and
+// their launchers ask for 1 KB more.
+__device__ inline unsigned char* align_1024(unsigned char* p) {
+  return p + ((1024 - (shared_address(p) & 1023)) & 1023);
+}
+
 // ---- wgmma -------------------------------------------------------------------------------------
 
 // A shared-memory matrix descriptor for a K-major BF16 tile stored with the 128-byte swizzle

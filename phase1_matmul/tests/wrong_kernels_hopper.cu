@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(256)
   constexpr std::uint32_t kStageBytes = (kBM + kBN) * kBK * sizeof(__nv_bfloat16);
   using Mma = WgmmaBf16<kBN>;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* base = smem_raw + ((1024 - (shared_address(smem_raw) & 1023)) & 1023);
+  unsigned char* base = align_1024(smem_raw);
   __nv_bfloat16* As = reinterpret_cast<__nv_bfloat16*>(base);
   __nv_bfloat16* Bs = As + kStages * kBM * kBK;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(Bs + kStages * kBN * kBK);
@@ -102,7 +102,7 @@ template <HopperBug BUG>
 void launch_planted(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
                     float* C, cudaStream_t stream) {
   if (M == 0 || N == 0) return;
-  if (K == 0 || !bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
+  if (!bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
   constexpr int kSmemBytes = kStages * (kBM + kBN) * kBK * 2 + kStages * 8 + 1024;
   const CUtensorMap map_a = make_tensor_map_bf16(A, M, K, kBM);
   const CUtensorMap map_b = make_tensor_map_bf16(B, N, K, kBN);

@@ -36,10 +36,6 @@ using namespace wb::mma;
 
 constexpr int kBK = 64;  // the TMA box is 64 BF16 wide: one 128-byte swizzle span
 
-__device__ inline unsigned char* align_1024(unsigned char* p) {
-  return p + ((1024 - (shared_address(p) & 1023)) & 1023);
-}
-
 // WARPGROUPS warpgroups compute a (64 WARPGROUPS) x BN tile of C; thread 0 also issues the TMA loads.
 // Shared memory: STAGES A tiles [BM][64], STAGES B tiles [BN][64], then one mbarrier per stage.
 template <int WARPGROUPS, int BN, int STAGES, int GROUP>
@@ -136,9 +132,9 @@ void launch_tma(int M, int N, int K, float alpha, const __nv_bfloat16* A, const 
 void matmul_tma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
                      float* C, cudaStream_t stream) {
   if (M == 0 || N == 0) return;
-  // A tensor map needs K >= 1 and a row pitch that is a multiple of 16 bytes; K = 0 has nothing to
-  // load (C = beta C) and the fallback writes it.
-  if (K == 0 || !bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
+  // A tensor map needs K >= 1 and a row pitch that is a multiple of 16 bytes: bf16_fast_path_ok refuses
+  // K = 0 (nothing to load, C = beta C) and other K, and the fallback writes those.
+  if (!bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
   launch_tma<2, 256, 4, 8>(M, N, K, alpha, A, B, beta, C, stream);
 }
 

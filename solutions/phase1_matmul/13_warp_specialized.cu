@@ -42,10 +42,6 @@ constexpr int kThreads = (kConsumers + 1) * 128;     // + the producer warpgroup
 // a few loop counters; a consumer holds 128 accumulators (m64n256) plus addresses.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
-__device__ inline unsigned char* align_1024(unsigned char* p) {
-  return p + ((1024 - (shared_address(p) & 1023)) & 1023);
-}
-
 template <int BN, int STAGES, int GROUP>
 __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register cap setmaxnreg needs
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -155,7 +151,7 @@ void launch_warp_specialized(int M, int N, int K, float alpha, const __nv_bfloat
 void matmul_warp_specialized_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
                                   float beta, float* C, cudaStream_t stream) {
   if (M == 0 || N == 0) return;
-  if (K == 0 || !bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
+  if (!bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);
   launch_warp_specialized<256, 3, 8>(M, N, K, alpha, A, B, beta, C, stream);
 }
 
