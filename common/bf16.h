@@ -22,4 +22,17 @@ std::vector<float> rounded_to_bf16(std::vector<float> values);
 // poison (verify.h) becomes float's poison, which compare() reports as untouched.
 std::vector<float> widen_bf16_output(const std::vector<__nv_bfloat16>& values);
 
+// Float inputs as the element type a kernel reads: float as they are, __nv_bfloat16 rounded (to_bf16).
+// The graders of phases 1 and 5 upload the same values to FP32 and BF16 kernels through it.
+template <typename T>
+std::vector<T> device_values(const std::vector<float>& values);
+template <>
+inline std::vector<float> device_values<float>(const std::vector<float>& values) {
+  return values;
+}
+template <>
+inline std::vector<__nv_bfloat16> device_values<__nv_bfloat16>(const std::vector<float>& values) {
+  return to_bf16(values);
+}
+
 }  // namespace wb

@@ -192,19 +192,6 @@ int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16Ma
       std::printf("cuBLAS BF16: cublasGemmEx %.3f ms (cuBLASLt offered no algorithm)\n", library.gemm_ex.median_ms);
   }
 
-  wb::ResultLine line;
-  line.id = lesson.id();
-  line.name = launcher_name;
-  line.problem = shape.text();
-  line.time = time;
-  line.unit = wb::RateUnit::GFLOPs;
-  line.rate = wb::gflop_per_s(shape.flop(), time.median_ms);
-  const double peak = wb::bf16_peak_gflops(lesson.device());
-  line.peak_label = "BF16 peak";
-  line.peak_pct = peak > 0 ? 100.0 * line.rate / peak : 0.0;
-  line.ref_label = "cuBLAS BF16 best";
-  line.ref_value = 100.0 * library.best_ms() / time.median_ms;
-  line.pass = pass;
-  lesson.report(line);
-  return pass ? wb::kExitPass : wb::kExitFail;
+  return report_matmul_result(lesson, launcher_name, shape, time, wb::bf16_peak_gflops(lesson.device()), "BF16 peak",
+                              library.best_ms(), "cuBLAS BF16 best", pass);
 }

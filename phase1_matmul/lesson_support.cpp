@@ -131,6 +131,15 @@ int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLaunc
   pass = bench.verify(std::string(launcher_name) + " (after timing)", launch, precision) && pass;
   const wb::TimingStats library = bench.time_library(precision, lesson.bench_options(false));
 
+  const bool fp32 = precision == MatmulPrecision::FP32;
+  return report_matmul_result(lesson, launcher_name, shape, time, matmul_peak_gflops(lesson.device(), precision),
+                              fp32 ? "FP32 peak" : "TF32 peak", library.median_ms, fp32 ? "cuBLAS" : "cuBLAS TF32",
+                              pass);
+}
+
+int report_matmul_result(wb::Lesson& lesson, const char* launcher_name, const MatmulShape& shape,
+                         const wb::TimingStats& time, double peak_gflops, const char* peak_label, double library_ms,
+                         const char* library_label, bool pass) {
   wb::ResultLine line;
   line.id = lesson.id();
   line.name = launcher_name;
@@ -138,11 +147,10 @@ int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLaunc
   line.time = time;
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = wb::gflop_per_s(shape.flop(), time.median_ms);
-  const double peak = matmul_peak_gflops(lesson.device(), precision);
-  line.peak_label = precision == MatmulPrecision::FP32 ? "FP32 peak" : "TF32 peak";
-  line.peak_pct = peak > 0 ? 100.0 * line.rate / peak : 0.0;
-  line.ref_label = precision == MatmulPrecision::FP32 ? "cuBLAS" : "cuBLAS TF32";
-  line.ref_value = 100.0 * library.median_ms / time.median_ms;
+  line.peak_label = peak_label;
+  line.peak_pct = peak_gflops > 0 ? 100.0 * line.rate / peak_gflops : 0.0;
+  line.ref_label = library_label;
+  line.ref_value = 100.0 * library_ms / time.median_ms;
   line.pass = pass;
   lesson.report(line);
   return pass ? wb::kExitPass : wb::kExitFail;

@@ -167,16 +167,6 @@ std::string explain(const MatmulCase& c, const Inputs& in, BLayout layout, const
   return why.str();
 }
 
-template <typename T>
-std::vector<T> device_values(const std::vector<float>& values);
-template <>
-std::vector<float> device_values<float>(const std::vector<float>& values) {
-  return values;
-}
-template <>
-std::vector<__nv_bfloat16> device_values<__nv_bfloat16>(const std::vector<float>& values) {
-  return wb::to_bf16(values);
-}
 
 // One case of either grader. The inputs are offset `a_offset` / `b_offset` elements from a 256-byte
 // boundary (0: aligned), in both guard layouts (WB_EXACT_INPUTS too).
@@ -224,8 +214,8 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
   constexpr std::size_t guard = wb::GuardedDeviceBuffer<T>::kDefaultGuard;
   wb::GuardedDeviceBuffer<T> dA(a_count, guard + std::size_t(s.a_offset)), dB(b_count, guard + std::size_t(s.b_offset));
   wb::GuardedDeviceBuffer<float> dC(c_count);
-  dA.upload(device_values<T>(in.A));
-  dB.upload(device_values<T>(in.B));
+  dA.upload(wb::device_values<T>(in.A));
+  dB.upload(wb::device_values<T>(in.B));
   dC.upload(in.C);
   // Launch errors and errors while the kernel runs are reported apart (common/testing.h explains).
   const std::string failed = wb::test::launch_and_explain(name, [&] { launch(dA.data(), dB.data(), dC.data()); });

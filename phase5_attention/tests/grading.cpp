@@ -463,17 +463,8 @@ std::string judge_attention(const char* name, const AttentionCase& c, const p5::
 
 namespace {
 
-// What the device holds of an input (its element type) and what the host reads back of an output.
-template <typename T>
-std::vector<T> device_values(const std::vector<float>& values);
-template <>
-std::vector<float> device_values<float>(const std::vector<float>& values) {
-  return values;
-}
-template <>
-std::vector<__nv_bfloat16> device_values<__nv_bfloat16>(const std::vector<float>& values) {
-  return wb::to_bf16(values);  // exact: the values are BF16 already
-}
+// What the host reads back of an output (wb::device_values is what the device holds of an input; for
+// BF16 inputs the rounding is exact: the values are BF16 already).
 std::vector<float> host_values(const std::vector<float>& values) { return values; }
 std::vector<float> host_values(const std::vector<__nv_bfloat16>& values) { return wb::widen_bf16_output(values); }
 
@@ -488,9 +479,9 @@ std::string grade_generic(const char* name, const AttentionCase& c, std::uint64_
   // Inputs ringed with NaN canaries (a read past an input shows as NaN); outputs poisoned between canaries.
   wb::GuardedDeviceBuffer<T> q(s.q_elements()), k(s.k_elements()), v(s.k_elements()), o(s.q_elements());
   wb::GuardedDeviceBuffer<float> l(s.l_elements()), workspace(workspace_elements);
-  q.upload(device_values<T>(in.q));
-  k.upload(device_values<T>(in.k));
-  v.upload(device_values<T>(in.v));
+  q.upload(wb::device_values<T>(in.q));
+  k.upload(wb::device_values<T>(in.k));
+  v.upload(wb::device_values<T>(in.v));
   try {
     launch(q.data(), k.data(), v.data(), o.data(), l.data(), workspace.data());
   } catch (const wb::CudaError& e) {
