@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 #include "common/buffer.h"
 #include "common/check.h"
@@ -108,5 +110,14 @@ int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm) {
   const std::size_t needed = ceil_div(items, static_cast<std::size_t>(block_size));
   const std::size_t cap = static_cast<std::size_t>(current_sm_count()) * static_cast<std::size_t>(blocks_per_sm);
   return static_cast<int>(needed < cap ? needed : cap);
+}
+
+int covering_blocks(std::size_t items, std::size_t items_per_block) {
+  const std::size_t needed = ceil_div(items, items_per_block);
+  constexpr std::size_t kMaxGridX = 2147483647;  // cudaDeviceProp::maxGridSize[0] on every GPU since sm_30
+  if (needed > kMaxGridX)
+    throw std::length_error(std::to_string(items) + " items at " + std::to_string(items_per_block) +
+                            " per block need " + std::to_string(needed) + " blocks, more than a grid's 2^31 - 1");
+  return needed == 0 ? 1 : static_cast<int>(needed);
 }
 }  // namespace wb

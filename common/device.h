@@ -58,4 +58,8 @@ int current_sm_count();
 // Blocks for a grid-stride loop over `items` with `block_size` threads each: enough to cover the
 // items, but at most `blocks_per_sm` per SM (more only adds scheduling work; the loop does the rest).
 int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm);
+// Blocks for a grid that covers `items` in one pass, each block taking `items_per_block` of them: at
+// least 1 (a kernel may still have a head or tail to do), and a std::length_error naming the count
+// when it would pass gridDim.x's limit of 2^31 - 1 blocks, never a wrapped int.
+int covering_blocks(std::size_t items, std::size_t items_per_block);
 }  // namespace wb

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Peak arithmetic from device attributes, checked against published datasheet numbers.
 #include <cmath>
+#include <cstddef>
+#include <stdexcept>
 
 #include "common/device.h"
 #include "common/testing.h"
@@ -68,4 +70,16 @@ TEST_CASE("describe names the device, its architecture and both peaks", "[host][
   CHECK(text.find("132 SMs") != std::string::npos);
   CHECK(text.find("DRAM 3352 GB/s") != std::string::npos);
   CHECK(text.find("FP32 66.9 TFLOP/s") != std::string::npos);
+}
+
+TEST_CASE("covering_blocks covers every item in one pass, at least one block, never past gridDim.x's limit",
+          "[host][device]") {
+  CHECK(wb::covering_blocks(0, 1024) == 1);  // a kernel with only a head or a tail still gets threads
+  CHECK(wb::covering_blocks(1, 1024) == 1);
+  CHECK(wb::covering_blocks(1024, 1024) == 1);
+  CHECK(wb::covering_blocks(1025, 1024) == 2);
+  CHECK(wb::covering_blocks(std::size_t(64) << 20, 1024) == 65536);
+  const std::size_t limit = 2147483647;  // 2^31 - 1 blocks
+  CHECK(wb::covering_blocks(limit * 256, 256) == 2147483647);
+  CHECK_THROWS_AS(wb::covering_blocks(limit * 256 + 1, 256), std::length_error);
 }

@@ -28,7 +28,7 @@ void check_vector_add(const char* name, Launcher launch, std::size_t n) {
 }
 
 // 0 and 1; around one block (256); a prime; not a multiple of 4 (float4 tail of 1, 2, 3);
-// several grid strides (the grid is capped near 32 blocks per SM); one large size.
+// several grid strides of vector_add (its grid is capped near 32 blocks per SM); one large size.
 std::vector<std::size_t> vector_sizes() {
   return wb::test::sizes(
       {0, 1, 2, 3, 4, 5, 31, 33, 255, 256, 257, 1000, 4099, 65537, 5'000'003, (std::size_t(1) << 26) + 7});
