@@ -14,7 +14,6 @@
 //        an H100, level with PyTorch; a misaligned start (in + 1, out + 1) within a few percent.
 // Previous: 2.02 gelu. Next: 2.04 fused_bias_gelu.
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
