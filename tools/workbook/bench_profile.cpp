@@ -108,7 +108,7 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
     for (const BenchRow& row : ladder_rows)
       csv += "ladder," + (row.id.empty() ? "-" : row.id) + "," + row.launcher + "," + csv_field(row.size) + ",,,," +
              format_number(row.pct_of_peak) + ",peak," + format_number(row.pct_of_library) + ",% of " + row.library +
-             "," + (row.pass ? "PASS" : "FAIL") + ",\n";
+             "," + (row.status.empty() ? "PASS" : row.status) + ",\n";  // a SKIP stays a SKIP, not a FAIL
   } else if (!bench_args.empty()) {
     std::printf("(no phase benchmark here: the arguments after -- are ignored)\n");
   }

@@ -32,7 +32,10 @@ struct BenchRow {
   double pct_of_library = 0;
   std::string library;  // from the pct_of_<library> column name: "cublas", "memcpy"
   double pct_of_peak = 0;
-  bool pass = true;
+  // As the benchmark wrote it: PASS, FAIL, SKIP (a kernel that cannot run on this input or GPU, with
+  // no time) or REF (a library row); empty when the CSV has no status column.
+  std::string status;
+  bool pass = true;  // nothing failed: PASS, REF or no status (a SKIP row neither passed nor failed)
 };
 std::vector<BenchRow> parse_bench_csv(const std::string& text, std::string* error);
 

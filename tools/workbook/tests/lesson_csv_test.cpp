@@ -81,6 +81,27 @@ TEST_CASE("benchmark CSVs are read by column name", "[host][workbook]") {
   CHECK(error.find("pct_of_") != std::string::npos);
 }
 
+TEST_CASE("a benchmark's SKIP and REF rows are kept as such, not read as failures", "[host][workbook]") {
+  std::string error;
+  const std::vector<wbcli::BenchRow> p4 = wbcli::parse_bench_csv(
+      "device,date,generator,kernel,rows,nnz,median_ms,gbps,gflops,pct_of_peak,cusparse_csr_ms,pct_of_cusparse_csr,"
+      "status\n"
+      "H100,2026-11-25,powerlaw,spmv_ell,4194304,28000000,0,0,0,0,0.29,0,SKIP\n"
+      "H100,2026-11-25,powerlaw,cusparse_csr,4194304,28000000,0.29,994,190,30,0.29,100,REF\n"
+      "H100,2026-11-25,powerlaw,spmv_csr_scalar,4194304,28000000,4.1,67,13,2,0.29,7,FAIL\n"
+      "H100,2026-11-25,powerlaw,spmv_csr_adaptive,4194304,28000000,0.31,908,180,27,0.29,92,PASS\n",
+      &error);
+  REQUIRE(error.empty());
+  REQUIRE(p4.size() == 4);
+  CHECK(p4[0].status == "SKIP");
+  CHECK_FALSE(p4[0].pass);
+  CHECK(p4[1].status == "REF");
+  CHECK(p4[1].pass);
+  CHECK(p4[2].status == "FAIL");
+  CHECK_FALSE(p4[2].pass);
+  CHECK(p4[3].pass);
+}
+
 TEST_CASE("numbers are printed with about three significant digits", "[host][workbook]") {
   CHECK(wbcli::format_number(2900.4) == "2900");
   CHECK(wbcli::format_number(97.44) == "97.4");
