@@ -117,6 +117,12 @@ std::optional<GpuQuery> query_gpu() {
   return parse_gpu_query(run.output);
 }
 
+// query_gpu once per process: `watch` asks for the next exercise after every pass.
+std::optional<GpuQuery> cached_gpu() {
+  static const std::optional<GpuQuery> gpu = query_gpu();
+  return gpu;
+}
+
 // Whether a graded test that exited 77 skipped because this GPU cannot run the exercise (its probe's
 // line, common/arch_requirement.h), rather than for want of any usable GPU.
 bool skipped_for_requirement(const Exercise& exercise, const std::string& output) {
@@ -137,8 +143,16 @@ bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool q
   return false;
 }
 
+const Exercise* next_exercise_here(const Context& ctx) {
+  // Only rungs with a requirement (1.10 sm_80, 1.11-1.13 Hopper) need the GPU asked at all.
+  const bool any_requirement = std::any_of(ctx.manifest.exercises.begin(), ctx.manifest.exercises.end(),
+                                           [](const Exercise& e) { return !e.arch_requirement.empty(); });
+  const std::optional<GpuQuery> gpu = any_requirement ? cached_gpu() : std::nullopt;
+  return next_exercise(ctx.manifest, ctx.progress, gpu ? gpu->cc : 0);
+}
+
 void print_next(Context& ctx) {
-  const Exercise* next = next_exercise(ctx.manifest, ctx.progress);
+  const Exercise* next = next_exercise_here(ctx);
   if (next == nullptr) {
     std::printf("%s\n", ctx.green("Every exercise is done. Try `workbook bench phase1` to see your ladder.").c_str());
     return;

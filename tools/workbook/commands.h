@@ -38,6 +38,10 @@ struct Context {
 // this GPU cannot run the exercise (its registry requirement, e.g. Hopper for 1.11): skipped, not failed.
 enum class CheckOutcome { Passed, Failed, SanitizerFound, BuildFailed, NoGpu, Unsupported };
 
+// The next exercise to work on (progress.h) among those this machine's GPU can run; with no GPU
+// found, the next in course order.
+const Exercise* next_exercise_here(const Context& ctx);
+
 struct CheckOptions {
   bool compact = false;  // one line per exercise (check all)
   bool show_next = true;

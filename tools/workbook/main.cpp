@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     case Verb::Check:
       return exercise ? command_check(ctx, *exercise, command.fast) : command_check_all(ctx, command.fast);
     case Verb::Hint: {
-      const Exercise* target = exercise ? exercise : next_exercise(ctx.manifest, ctx.progress);
+      const Exercise* target = exercise ? exercise : next_exercise_here(ctx);
       if (target == nullptr) {
         std::printf("Every exercise is done: no hints needed.\n");
         return kExitOk;

@@ -91,9 +91,9 @@ bool save_progress(const std::string& build_dir, const Progress& progress) {
   return write_file(progress_path(build_dir), serialize_progress(progress));
 }
 
-const Exercise* next_exercise(const Manifest& manifest, const Progress& progress) {
+const Exercise* next_exercise(const Manifest& manifest, const Progress& progress, int gpu_cc) {
   for (const Exercise& exercise : manifest.exercises)
-    if (progress.get(exercise.id).state != ExerciseState::Done) return &exercise;
+    if (progress.get(exercise.id).state != ExerciseState::Done && exercise.runs_on(gpu_cc)) return &exercise;
   return nullptr;
 }
 

@@ -127,7 +127,7 @@ WakeReason wait_for_change(FileWatch* watch, bool* stdin_open) {
 }  // namespace
 
 int command_watch(Context& ctx, const Exercise* fixed) {
-  const Exercise* current = fixed != nullptr ? fixed : next_exercise(ctx.manifest, ctx.progress);
+  const Exercise* current = fixed != nullptr ? fixed : next_exercise_here(ctx);
   if (current == nullptr) {
     std::printf("Every exercise is done: nothing to watch.\n");
     return kExitOk;
@@ -155,7 +155,7 @@ int command_watch(Context& ctx, const Exercise* fixed) {
       if (outcome == CheckOutcome::NoGpu || outcome == CheckOutcome::Unsupported)
         std::printf("\nStill watching: each save re-builds it.\n");
       if (outcome == CheckOutcome::Passed && fixed == nullptr) {
-        const Exercise* next = next_exercise(ctx.manifest, ctx.progress);
+        const Exercise* next = next_exercise_here(ctx);
         if (next == nullptr) return kExitOk;
         if (next != current) {
           current = next;

@@ -60,6 +60,25 @@ TEST_CASE("the next exercise is the first one not done; phases are summarized", 
   CHECK(wbcli::next_exercise(m, p) == nullptr);
 }
 
+TEST_CASE("the next exercise passes over rungs this GPU cannot run, unless the GPU is unknown", "[host][workbook]") {
+  wbcli::Manifest m;
+  wbcli::Exercise mma, wgmma, after;
+  mma.id = "1.10";
+  mma.arch_requirement = "80";
+  wgmma.id = "1.11";
+  wgmma.arch_requirement = "90a";
+  after.id = "2.01";
+  m.exercises = {mma, wgmma, after};
+  wbcli::Progress p;
+  CHECK(wbcli::next_exercise(m, p)->id == "1.10");       // no GPU known: course order
+  CHECK(wbcli::next_exercise(m, p, 89)->id == "1.10");   // an sm_89 runs mma.sync
+  p.record_check("1.10", true, "t");
+  CHECK(wbcli::next_exercise(m, p, 89)->id == "2.01");   // but not wgmma
+  CHECK(wbcli::next_exercise(m, p, 90)->id == "1.11");
+  CHECK(wbcli::next_exercise(m, p, 75)->id == "2.01");
+  CHECK(wbcli::next_exercise(m, p)->id == "1.11");
+}
+
 TEST_CASE("progress survives a round trip through its file and forgets on reset", "[host][workbook]") {
   wbcli::Progress p;
   p.record_check("0.01", true, "2026-11-22T10:00:00Z");
