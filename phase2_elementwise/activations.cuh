@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Device-side activations that the later lessons of phase 2 build on (2.03 vectorizes them, 2.04
-// fuses GELU with a bias). 2.02 has you write GELU yourself and gelu_tanh_device below is its answer:
-// solve 2.02 before you read on.
+// fuses GELU with a bias). relu_device and gelu_tanh_device below are the answers of 2.01 and 2.02:
+// solve those two before you read on.
 #pragma once
 
 #include <cuda_runtime.h>

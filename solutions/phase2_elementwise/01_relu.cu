@@ -34,9 +34,9 @@ __global__ void relu_kernel(const float* __restrict__ in, float* __restrict__ ou
   // Block b owns the kItemsPerThread * blockDim.x elements after the earlier blocks' ones; thread t
   // takes t, t + blockDim.x, ... of them, so at each step a warp reads 128 contiguous bytes. All loads
   // go out before the first store: the thread waits for one memory round trip, not kItemsPerThread.
-  // Write the select so a NaN falls on the side that returns x: NaN < 0 is false. fmaxf(x, 0.0f)
-  // looks the same but returns 0 for a NaN (IEEE maxNum prefers the number) and would hide a NaN
-  // coming from an earlier layer; PyTorch's relu keeps it.
+  // A NaN must come out as a NaN: fmaxf(x, 0.0f) looks right but returns 0 for a NaN (IEEE maxNum
+  // prefers the number) and would hide a NaN coming from an earlier layer; PyTorch's relu keeps it.
+  // Which comparisons with a NaN are false, and on which side of your select does that put x?
   const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x * kItemsPerThread + threadIdx.x;
   float x[kItemsPerThread] = {};
 #pragma unroll
