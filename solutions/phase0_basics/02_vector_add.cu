@@ -15,7 +15,6 @@
 //        H100, level with PyTorch's add.
 // Previous: 0.01 indexing. Next: 0.03 matrix_2d.
 
-#include <algorithm>
 #include <vector>
 
 #include "common/workbook.h"

@@ -48,8 +48,9 @@ __device__ __forceinline__ float4 apply4(Op op, float4 v) {
 
 // The fallback when in and out sit at different offsets from a 16-byte boundary (in + 1, out + 0):
 // whatever head you peel off, one of the two streams stays misaligned, and a float4 access at a
-// misaligned address is a hard error, not a slow path. 2.01's kernel shape still reaches a copy's
-// speed: kItemsPerThread coalesced loads of 4 bytes per thread, all in flight at once.
+// misaligned address is a hard error, not a slow path. 2.01's kernel shape serves: kItemsPerThread
+// coalesced 4-byte loads per thread, all in flight at once (at a copy's speed in 2.01's lesson; this
+// case is graded by the tests but not timed by the lesson).
 template <typename Op>
 __global__ void scalar_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, Op op) {
   const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x * kItemsPerThread + threadIdx.x;
