@@ -157,7 +157,7 @@ int vectorized_lesson(wb::Lesson& lesson) {
 
   const std::string problem = "n=" + wb::format_count(n);
   const double bytes = 8.0 * static_cast<double>(n);
-  const wb::Tolerance exact{0, 0};  // fmaxf(x, 0) is exact
+  const wb::Tolerance exact{0, 0};  // relu is a select: it rounds nothing
   // GELU in float against the double reference: tanhf (<= 2 ulp) and 7 roundings give at most
   // 0.5|x| (6u (1 - t^2)|inner| + 4u|t|) + 3u|out| (derivation in the test); with |x| <= 5 and
   // (1 - t^2)|inner| <= 0.45 that is below 3.4u * 5 + 3u|out|, rounded up here.
