@@ -117,8 +117,16 @@ std::optional<GpuQuery> query_gpu() {
   return parse_gpu_query(run.output);
 }
 
-// query_gpu once per process: `watch` asks for the next exercise after every pass.
-std::optional<GpuQuery> cached_gpu() {
+// Whether some rung needs a newer GPU (1.10 sm_80, 1.11-1.13 Hopper).
+bool any_arch_requirement(const Manifest& manifest) {
+  return std::any_of(manifest.exercises.begin(), manifest.exercises.end(),
+                     [](const Exercise& e) { return !e.arch_requirement.empty(); });
+}
+
+// The GPU, asked once per process (`watch` asks for the next exercise after every pass), and only
+// where some rung has a requirement: otherwise no one needs the answer.
+std::optional<GpuQuery> gpu_for_requirements(const Manifest& manifest) {
+  if (!any_arch_requirement(manifest)) return std::nullopt;
   static const std::optional<GpuQuery> gpu = query_gpu();
   return gpu;
 }
@@ -144,10 +152,7 @@ bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool q
 }
 
 const Exercise* next_exercise_here(const Context& ctx) {
-  // Only rungs with a requirement (1.10 sm_80, 1.11-1.13 Hopper) need the GPU asked at all.
-  const bool any_requirement = std::any_of(ctx.manifest.exercises.begin(), ctx.manifest.exercises.end(),
-                                           [](const Exercise& e) { return !e.arch_requirement.empty(); });
-  const std::optional<GpuQuery> gpu = any_requirement ? cached_gpu() : std::nullopt;
+  const std::optional<GpuQuery> gpu = gpu_for_requirements(ctx.manifest);
   return next_exercise(ctx.manifest, ctx.progress, gpu ? gpu->cc : 0);
 }
 
@@ -182,9 +187,7 @@ int command_status(Context& ctx) {
 
 int command_list(Context& ctx) {
   // Rungs that need a newer GPU (1.10 sm_80, 1.11-1.13 Hopper) say whether this one runs them.
-  const bool any_requirement = std::any_of(ctx.manifest.exercises.begin(), ctx.manifest.exercises.end(),
-                                           [](const Exercise& e) { return !e.arch_requirement.empty(); });
-  const std::optional<GpuQuery> gpu = any_requirement ? query_gpu() : std::nullopt;
+  const std::optional<GpuQuery> gpu = gpu_for_requirements(ctx.manifest);
   const int cc = gpu ? gpu->cc : 0;
   std::printf("%-5s %-20s %-12s %-44s %s\n", "id", "exercise", "state", "best measured", "file");
   int last_phase = -1;
@@ -213,7 +216,7 @@ int command_list(Context& ctx) {
       for (const std::string& sentence : unsupported) std::printf("%s ", sentence.c_str());
       std::printf("Their lessons and tests report skipped here.\n");
     }
-  } else if (any_requirement) {
+  } else if (any_arch_requirement(ctx.manifest)) {
     std::printf("\n(nvidia-smi did not say which GPU this is: `needs` marks the rungs that need a newer one.)\n");
   }
   return kExitOk;

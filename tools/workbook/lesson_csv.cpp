@@ -113,7 +113,6 @@ std::vector<BenchRow> parse_bench_csv(const std::string& text, std::string* erro
     row.library = library_name;
     row.pct_of_peak = parse_number(at(peak)).value_or(0);
     row.status = at(status);
-    row.pass = row.status.empty() || row.status == "PASS" || row.status == "REF";
     rows.push_back(row);
   }
   return rows;

@@ -35,7 +35,8 @@ struct BenchRow {
   // As the benchmark wrote it: PASS, FAIL, SKIP (a kernel that cannot run on this input or GPU, with
   // no time) or REF (a library row); empty when the CSV has no status column.
   std::string status;
-  bool pass = true;  // nothing failed: PASS, REF or no status (a SKIP row neither passed nor failed)
+  // Nothing failed: PASS, REF or no status (a SKIP row neither passed nor failed).
+  bool passed() const { return status.empty() || status == "PASS" || status == "REF"; }
 };
 std::vector<BenchRow> parse_bench_csv(const std::string& text, std::string* error);
 

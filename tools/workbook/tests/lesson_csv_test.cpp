@@ -65,7 +65,7 @@ TEST_CASE("benchmark CSVs are read by column name", "[host][workbook]") {
   CHECK(p2[0].launcher == "relu_float4");
   CHECK(p2[0].size == "n=64M");
   CHECK(p2[0].library == "memcpy");
-  CHECK_FALSE(p2[0].pass);
+  CHECK_FALSE(p2[0].passed());
   const std::vector<wbcli::BenchRow> p3 = wbcli::parse_bench_csv(
       "device,date,id,kernel,size,bytes,median_ms,min_ms,spread_pct,gbps,pct_of_peak,pct_of_cub,status\n"
       "\"H100\",2026-11-23,3.08,reduce_shuffle,268435456,1073741824,0.36,0.36,0.10,2954.0,88.1,98.9,PASS\n",
@@ -94,12 +94,12 @@ TEST_CASE("a benchmark's SKIP and REF rows are kept as such, not read as failure
   REQUIRE(error.empty());
   REQUIRE(p4.size() == 4);
   CHECK(p4[0].status == "SKIP");
-  CHECK_FALSE(p4[0].pass);
+  CHECK_FALSE(p4[0].passed());
   CHECK(p4[1].status == "REF");
-  CHECK(p4[1].pass);
+  CHECK(p4[1].passed());
   CHECK(p4[2].status == "FAIL");
-  CHECK_FALSE(p4[2].pass);
-  CHECK(p4[3].pass);
+  CHECK_FALSE(p4[2].passed());
+  CHECK(p4[3].passed());
 }
 
 TEST_CASE("numbers are printed with about three significant digits", "[host][workbook]") {
