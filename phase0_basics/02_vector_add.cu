@@ -9,8 +9,8 @@
 // vector_add_float4_kernel, where each thread adds one float4 and the first threads finish the last
 // n % 4 elements alone.
 // Seed idea: coalescing and "vectorize loads: float4 for 128-bit wide loads" (seed 000).
-// Run:   build/default/phase0_basics/p0_02_vector_add [--size 64M]
-// Check: ctest --test-dir build/default -R '^0.02.*learner' --output-on-failure
+// Run:   ./workbook run 0.02 [-- --size 64M]
+// Check: ./workbook check 0.02
 // Aim:   vector_add_float4 at >= 98% of the cudaMemcpy bandwidth measured in the same run on an
 //        H100, level with PyTorch's add.
 // Previous: 0.01 indexing. Next: 0.03 matrix_2d.

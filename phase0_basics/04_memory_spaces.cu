@@ -8,8 +8,8 @@
 // Declare the weights in constant memory and fill them in set_stencil_weights; in stencil_1d_kernel
 // declare the shared tile, load it with its halos, wait for the block, then sum.
 // Seed idea: the memory hierarchy: constant memory broadcast, shared-memory tiles (seed 000).
-// Run:   build/default/phase0_basics/p0_04_memory_spaces [--size 64M]
-// Check: ctest --test-dir build/default -R '^0.04.*learner' --output-on-failure
+// Run:   ./workbook run 0.04 [-- --size 64M]
+// Check: ./workbook check 0.04
 // Aim:   stencil_1d near 70% of the cudaMemcpy bandwidth (H100): 7 reads per output cost no more than 1.
 // Previous: 0.03 matrix_2d. Next: 0.05 coalescing.
 

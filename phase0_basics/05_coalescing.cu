@@ -8,8 +8,8 @@
 // thread t owns row t and walks along it; in scale_column_per_thread_kernel thread t owns column t
 // and walks down it. Write both index mappings and bounds checks, then compare the two result lines.
 // Seed idea: coalescing: "thread i should access data[i], not data[i * stride]" (seeds 000, 003).
-// Run:   build/default/phase0_basics/p0_05_coalescing [--size 8192x8192]
-// Check: ctest --test-dir build/default -R '^0.05.*learner' --output-on-failure
+// Run:   ./workbook run 0.05 [-- --size 8192x8192]
+// Check: ./workbook check 0.05
 // Aim:   scale_column_per_thread at 4-5x the GB/s of scale_row_per_thread at 8192x8192 (H100).
 // Previous: 0.04 memory_spaces. Next: 0.06 transpose.
 

@@ -8,8 +8,8 @@
 // loads and stores (each thread of a 32x8 block moves 4 elements of a 32x32 tile), and pick the
 // padding of transpose_tiled's tile.
 // Seed idea: "+1 padding avoids bank conflicts when a warp reads a column" (seeds 001, 002).
-// Run:   build/default/phase0_basics/p0_06_transpose [--size 8192x8192]
-// Check: ctest --test-dir build/default -R '^0.06.*learner' --output-on-failure
+// Run:   ./workbook run 0.06 [-- --size 8192x8192]
+// Check: ./workbook check 0.06
 // Aim:   transpose_tiled at >= 90% of the cudaMemcpy bandwidth measured in the same run.
 // Previous: 0.05 coalescing. Next: 0.07 warp_primitives.
 

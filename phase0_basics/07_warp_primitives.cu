@@ -8,8 +8,8 @@
 // warp_sums_kernel and warp_inclusive_scan_kernel: lanes past n contribute 0 and take part in
 // every shuffle; only the loads and stores are guarded.
 // Seed idea: warp shuffles (seed 000) and the __shfl_down_sync deadlock war story (seed 003).
-// Run:   build/default/phase0_basics/p0_07_warp_primitives [--size 64M]
-// Check: ctest --test-dir build/default -R '^0.07.*learner' --output-on-failure
+// Run:   ./workbook run 0.07 [-- --size 64M]
+// Check: ./workbook check 0.07
 // Aim:   broadcast and scan at ~75% of the cudaMemcpy bandwidth, warp_sums ~50% (H100):
 //        the shuffles cost little; one 4-byte load per thread limits them (napkin math below).
 // Previous: 0.06 transpose. Next: 0.08 block_reduce.

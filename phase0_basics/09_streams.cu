@@ -8,8 +8,8 @@
 // chunk's copy in, process() and copy out on one stream, round-robin over the streams. process() and
 // pipeline_serial() are given: the serial version is the yardstick.
 // Seed idea: the stream overlap pipeline (seed 001) and "PCIe, not the kernel, is the cost" (seed 003).
-// Run:   build/default/phase0_basics/p0_09_streams [--size 64M]
-// Check: ctest --test-dir build/default -R '^0.09.*learner' --output-on-failure
+// Run:   ./workbook run 0.09 [-- --size 64M]
+// Check: ./workbook check 0.09
 // Aim:   pipeline_streams >= 1.8x pipeline_serial and >= 90% of the overlap bound measured in the same run.
 // Previous: 0.08 block_reduce. Next: 0.10 error_handling.
 

@@ -8,8 +8,8 @@
 // Task: scale_in_place (data[i] *= s) has two bugs, each marked for you. Check the launch, and keep the
 // extra threads of the last block (i >= n) away from memory.
 // Seed idea: "check for launch errors with cudaGetLastError" after every launch (seed 000).
-// Run:   build/default/phase0_basics/p0_10_error_handling [--size 64M]
-// Check: ctest --test-dir build/default -R '^0.10.*learner' --output-on-failure
+// Run:   ./workbook run 0.10 [-- --size 64M]
+// Check: ./workbook check 0.10
 // Aim:   both demos report the bug caught; scale_in_place near 80% of the cudaMemcpy bandwidth.
 // Previous: 0.09 streams. Next: phase 1, 1.01 naive matmul.
 

@@ -10,8 +10,8 @@
 // epilogue C = alpha * acc + beta * C (never reading C when beta == 0).
 // Seed idea: "Shared Memory" in the SGEMM notes (seed 002): a tile cuts global reads per output
 // from 2K to 2K / 32.
-// Run:   build/default/phase1_matmul/p1_03_smem_tiled [--size 4096]
-// Check: ctest --preset learner -R '^1.03'
+// Run:   ./workbook run 1.03 [-- --size 4096]
+// Check: ./workbook check 1.03
 // Aim:   >= 15% of cuBLAS SGEMM at 4096 (the reference solution: 17% on an H100).
 // Previous: 1.02 coalesced. Next: 1.04 blocktiling_1d.
 

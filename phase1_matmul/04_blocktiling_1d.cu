@@ -9,8 +9,8 @@
 // thread loads one element of A and one of B (zero outside the matrix), then updates its TM
 // accumulators with one B value held in a register; finally the guarded epilogue for its TM outputs.
 // Seed idea: "Increase Work Per Thread" in the SGEMM notes (seed 002).
-// Run:   build/default/phase1_matmul/p1_04_blocktiling_1d [--size 4096]
-// Check: ctest --preset learner -R '^1.04'
+// Run:   ./workbook run 1.04 [-- --size 4096]
+// Check: ./workbook check 1.04
 // Aim:   >= 30% of cuBLAS SGEMM at 4096 (the reference solution: 32% on an H100).
 // Previous: 1.03 smem_tiled. Next: 1.05 blocktiling_2d.
 

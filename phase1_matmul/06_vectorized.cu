@@ -10,8 +10,8 @@
 // C as float4 where rows allow. Keep a scalar path (selected at compile time) for K or N not a
 // multiple of 4 or a misaligned pointer. In the launcher decide which path the shapes allow.
 // Seed idea: "dual-vectorised loads" and "a shared memory transpose" (seed 002).
-// Run:   build/default/phase1_matmul/p1_06_vectorized [--size 4096]
-// Check: ctest --preset learner -R '^1.06'
+// Run:   ./workbook run 1.06 [-- --size 4096]
+// Check: ./workbook check 1.06
 // Aim:   >= 60% of cuBLAS at 4096 on an H100 (the reference: 34.1 TFLOP/s, 66%; 1.05 gets 56%).
 // Previous: 1.05 blocktiling_2d. Next: 1.07 warptiling.
 

@@ -8,8 +8,8 @@
 // Task: finish sgemm_row_major: bind the stream, set the math mode, and call cublasSgemm with the
 // swapped arguments. matmul_cublas calls it with CUBLAS_PEDANTIC_MATH (true FP32, no tensor cores).
 // Seed idea: "Row-Major cuBLAS Trick" (seed 003): swap A and B, swap M and N.
-// Run:   build/default/phase1_matmul/p1_08_cublas [--size 4096]
-// Check: ctest --preset learner -R '^1.08'
+// Run:   ./workbook run 1.08 [-- --size 4096]
+// Check: ./workbook check 1.08
 // Aim:   matmul_cublas at ~100% of cuBLAS (it is cuBLAS); the TF32 line 4-8x faster on an H100, with
 //        relative error ~1e-3 instead of ~1e-6.
 // Previous: 1.07 warptiling. Next: 1.09 tensor_cores.

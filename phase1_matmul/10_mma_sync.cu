@@ -15,8 +15,8 @@
 // (which stage to wait for, which to refill, where the barrier goes) and the epilogue from the
 // accumulator layout.
 // Seed idea: "cuBLAS FP16: 170% of FP32 peak: tensor cores in action" (seed 003), one level down.
-// Run:   build/default/phase1_matmul/p1_10_mma_sync [--size 4096]
-// Check: ctest --preset learner -R '^1.10'
+// Run:   ./workbook run 1.10 [-- --size 4096]
+// Check: ./workbook check 1.10
 // Aim:   >= 50% of the best cuBLAS BF16 GEMM at 4096 on an H100. mma.sync is an Ampere instruction:
 //        Hopper runs it, but only wgmma (1.11) reaches its tensor cores' full rate.
 // Previous: 1.09 tensor_cores. Next: 1.11 wgmma.

@@ -16,8 +16,8 @@
 // proxy fence of the pipeline, and the epilogue from the wgmma accumulator layout.
 // Seed idea: "cuBLAS FP16: 170% of FP32 peak: tensor cores in action" (seed 003): this is the
 // instruction cuBLAS uses on Hopper.
-// Run:   build/default/phase1_matmul/p1_11_wgmma [--size 4096]
-// Check: ctest --preset learner -R '^1.11'
+// Run:   ./workbook run 1.11 [-- --size 4096]
+// Check: ./workbook check 1.11
 // Aim:   faster than 1.10 at 4096 and 8192 on an H100. Needs sm_90a: elsewhere it is skipped.
 // Previous: 1.10 mma_sync. Next: 1.12 tma.
 

@@ -14,8 +14,8 @@
 // Task: in tma_kernel initialise the barriers, write the issue of a stage (expected bytes and the two
 // TMA loads), the wait with the right phase parity, and the refill of the stage that just became free.
 // Seed idea: the memory side of "tensor cores in action" (seed 003): feeding them is the hard part.
-// Run:   build/default/phase1_matmul/p1_12_tma [--size 4096]
-// Check: ctest --preset learner -R '^1.12'    (a wrong phase or byte count hangs: CTest stops it)
+// Run:   ./workbook run 1.12 [-- --size 4096]
+// Check: ./workbook check 1.12    (a wrong phase or byte count hangs: the check stops it)
 // Aim:   >= 75% of the best cuBLAS BF16 GEMM at 4096 on an H100. Needs sm_90a.
 // Previous: 1.11 wgmma. Next: 1.13 warp_specialized.
 

@@ -9,8 +9,8 @@
 // its block's chunk, issuing all its loads before its first store, for any n, so that a NaN stays NaN.
 // Seed idea: "simple elementwise ops like ReLU and GELU are purely memory-bound ... 91.5% of peak
 // memory bandwidth" (seed 003).
-// Run:   build/default/phase2_elementwise/p2_01_relu [--size 64M]
-// Check: ctest --preset learner -R '^2.01'
+// Run:   ./workbook run 2.01 [-- --size 64M]
+// Check: ./workbook check 2.01
 // Aim:   >= 98% of memcpy on an H100, level with PyTorch's relu; one load in flight per thread
 //        measured 80%.
 // Previous: 1.13 warp_specialized (0.02 vector_add has the bounds check). Next: 2.02 gelu.

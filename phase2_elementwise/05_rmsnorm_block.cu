@@ -9,8 +9,8 @@
 // rmsnorm_block_kernel: pass 1 sums squares (float4 when kFloat4), the tree gives the row's sum,
 // pass 2 re-reads the slice and writes the scaled values.
 // Seed idea: "RMSNorm v1 (shared memory)" in the phase 2 notes (seed 003).
-// Run:   build/default/phase2_elementwise/p2_05_rmsnorm_block [--size 16384x4096]
-// Check: ctest --preset learner -R '^2.05'
+// Run:   ./workbook run 2.05 [-- --size 16384x4096]
+// Check: ./workbook check 2.05
 // Aim:   >= 80% of the cudaMemcpy bandwidth at 16384 x 4096 (H100).
 // Previous: 2.04 fused_bias_gelu. Next: 2.06 rmsnorm_warp.
 

@@ -9,8 +9,8 @@
 // its lanes sum squares over a strided slice (float4 when kFloat4), the butterfly gives every lane
 // the row's sum, and a second pass re-reads the slice and writes in * rsqrt(mean + eps) * weight.
 // Seed idea: "RMSNorm v2 (warp shuffle only)" and the __shfl_down_sync deadlock story (seed 003).
-// Run:   build/default/phase2_elementwise/p2_06_rmsnorm_warp [--size 65536x1024]
-// Check: ctest --preset learner -R '^2.06'
+// Run:   ./workbook run 2.06 [-- --size 65536x1024]
+// Check: ./workbook check 2.06
 // Aim:   >= 90% of cudaMemcpy at 262144 x 256 and ahead of 2.05 there; behind 2.05 from 4096 on.
 // Previous: 2.05 rmsnorm_block. Next: 2.07 softmax_three_pass.
 

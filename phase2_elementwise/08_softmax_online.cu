@@ -7,8 +7,8 @@
 // every lane must join a full-mask shuffle; and why exp(-inf - -inf) needs a guard.
 // Task: write online_add, online_merge, the cross-warp half of block_merge, and pass 2.
 // Seed idea: softmax v3, the online softmax, and the __shfl_down_sync deadlock story (seed 003).
-// Run:   build/default/phase2_elementwise/p2_08_softmax_online [--size 16384x4096]
-// Check: ctest --preset learner -R '^2.08'
+// Run:   ./workbook run 2.08 [-- --size 16384x4096]
+// Check: ./workbook check 2.08
 // Aim:   >= 70% of the cudaMemcpy bandwidth at 16384 x 4096, at least as fast as 2.07.
 // Previous: 2.07 softmax_three_pass. Next: 2.09 softmax_single_read.
 

@@ -9,8 +9,8 @@
 // left.
 // Seed idea: the "baseline" of the reduction ladder, interleaved addressing with
 // threadIdx.x % (2 i) == 0 (seed 002, CUDA Reduction Kernel).
-// Run:   build/default/phase3_reduction/p3_01_interleaved_divergent [--size 256M]
-// Check: ctest --preset learner -R '^3.01'
+// Run:   ./workbook run 3.01 [-- --size 256M]
+// Check: ./workbook check 3.01
 // Aim:   correct first; about 14% of CUB's bandwidth on an H100 (416 GB/s on 1 GiB). Each rung
 //        after this one removes one cost; 3.07 to 3.09 reach CUB.
 // Previous: 2.09 softmax_single_read (0.08 block_reduce has a first block sum). Next: 3.02.

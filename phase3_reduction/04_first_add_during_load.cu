@@ -8,8 +8,8 @@
 // launcher (which already asks for half the blocks) are given.
 // Seed idea: "add during load", L = 2 elements per thread before the tree (seed 002, CUDA
 // Reduction Kernel; seed 001's two-pass reduction loads two elements per thread too).
-// Run:   build/default/phase3_reduction/p3_04_first_add_during_load [--size 256M]
-// Check: ctest --preset learner -R '^3.04'
+// Run:   ./workbook run 3.04 [-- --size 256M]
+// Check: ./workbook check 3.04
 // Aim:   close to twice 3.03: about 54% of CUB on an H100 (1614 GB/s on 1 GiB).
 // Previous: 3.03 sequential. Next: 3.05 unroll_last_warp.
 

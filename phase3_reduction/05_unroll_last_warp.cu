@@ -9,8 +9,8 @@
 // given.
 // Seed idea: "unroll last warp" (seed 002, CUDA Reduction Kernel), rewritten for independent thread
 // scheduling (the seed's version is the pre-Volta one).
-// Run:   build/default/phase3_reduction/p3_05_unroll_last_warp [--size 256M]
-// Check: ctest --preset learner -R '^3.05'
+// Run:   ./workbook run 3.05 [-- --size 256M]
+// Check: ./workbook check 3.05
 // Aim:   2 barriers per block instead of 8: about 69% of CUB on an H100 (2065 GB/s on 1 GiB).
 // Previous: 3.04 first_add_during_load. Next: 3.06 complete_unroll.
 

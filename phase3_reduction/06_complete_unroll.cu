@@ -9,8 +9,8 @@
 // by a compile-time test on kThreads; 3.05's warp_sum_last_64 (given) finishes.
 // Seed idea: the reduction ladder's unrolling steps (seed 002), carried to the whole tree with a
 // template, as in NVIDIA's classic "Optimizing Parallel Reduction in CUDA".
-// Run:   build/default/phase3_reduction/p3_06_complete_unroll [--size 256M]
-// Check: ctest --preset learner -R '^3.06'
+// Run:   ./workbook run 3.06 [-- --size 256M]
+// Check: ./workbook check 3.06
 // Aim:   a little better than 3.05: about 75% of CUB on an H100 (2228 GB/s on 1 GiB); the next big
 //        step is 3.07's many elements per thread.
 // Previous: 3.05 unroll_last_warp. Next: 3.07 many_per_thread.

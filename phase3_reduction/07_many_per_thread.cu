@@ -9,8 +9,8 @@
 // the floats that do not fill a float4. The tree and the launcher are given.
 // Seed idea: "for very large arrays, add a grid-stride accumulation loop before the warp reduction"
 // (seed 001, parallel reduction tree), and 16-byte loads (seed 002, float4).
-// Run:   build/default/phase3_reduction/p3_07_many_per_thread [--size 256M]
-// Check: ctest --preset learner -R '^3.07'
+// Run:   ./workbook run 3.07 [-- --size 256M]
+// Check: ./workbook check 3.07
 // Aim:   above 90% of CUB: the loads now keep HBM busy (99% on an H100, 2952 GB/s on 1 GiB).
 // Previous: 3.06 complete_unroll. Next: 3.08 shuffle.
 

@@ -9,8 +9,8 @@
 // __syncthreads() in all. The loads are 3.07's (given).
 // Seed idea: "shuffle" (seed 002, CUDA Reduction Kernel), and seed 001's two-pass reduction: warp
 // shuffles, a shared slot per warp, per-block partial sums, then one block for the final sum.
-// Run:   build/default/phase3_reduction/p3_08_shuffle [--size 256M]
-// Check: ctest --preset learner -R '^3.08'
+// Run:   ./workbook run 3.08 [-- --size 256M]
+// Check: ./workbook check 3.08
 // Aim:   >= 95% of CUB on 1 GiB of floats (99% on an H100: 2963 GB/s, CUB 2988 GB/s).
 // Previous: 3.07 many_per_thread. Next: 3.09 single_launch.
 

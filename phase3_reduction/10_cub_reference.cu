@@ -8,8 +8,8 @@
 // launcher's stream.
 // Seed idea: the seeds' reductions end where a library starts: CUB's DeviceReduce is the tuned
 // version of 3.08/3.09 (seed 002's ladder, seed 001's two-pass reduction).
-// Run:   build/default/phase3_reduction/p3_10_cub_reference [--size 256M]
-// Check: ctest --preset learner -R '^3.10'
+// Run:   ./workbook run 3.10 [-- --size 256M]
+// Check: ./workbook check 3.10
 // Aim:   100% of CUB by definition (the line shows the run-to-run noise); about 3050 GB/s on an H100.
 // Previous: 3.09 single_launch. Next: phase 4, SpMV.
 

@@ -10,8 +10,8 @@
 // skipping the padding.
 // Seed idea: regular structure "continuous storage -> vectorized load, perfect coalesced access" at the
 // price of stored padding (seed 004, part 3.1; SPASM keeps the regularity and drops most padding).
-// Run:   build/default/phase4_spmv/p4_04_ell [--gen poisson|uniform|banded|block] [--rows 4M] or --matrix F
-// Check: ctest --preset learner -R '^4.04'
+// Run:   ./workbook run 4.04 [-- --gen poisson|uniform|banded|block --rows 4M | --matrix F]
+// Check: ./workbook check 4.04
 // Aim:   on an H100 at 4M rows: 135% of cuSPARSE CSR on poisson, 104% on uniform, 120% on block (even
 //        rows, almost no padding); powerlaw is refused: the padded matrix would not fit.
 // Previous: 4.03 csr_vector. Next: 4.05 csr_adaptive.

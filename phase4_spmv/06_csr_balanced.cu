@@ -9,9 +9,9 @@
 // that sums entries until a row ends, then hands the sum to that row.
 // Seed idea: "Load balancing: number of blocks per tile varies dramatically ... avoid workload
 // imbalance to maximize parallelism" (seed 004, part 3.2, problem 3): merge path is the static fix.
-// Run:   build/default/phase4_spmv/p4_06_csr_balanced [--gen powerlaw|poisson|uniform|banded|block] [--rows 4M]
+// Run:   ./workbook run 4.06 [-- --gen powerlaw|poisson|uniform|banded|block --rows 4M]
 //        or --matrix file.mtx
-// Check: ctest --preset learner -R '^4.06'
+// Check: ./workbook check 4.06
 // Aim:   at or above cuSPARSE CSR on powerlaw at 4M rows on an H100, where 4.03 lags (README's table).
 // Previous: 4.05 csr_adaptive. Next: 4.07 block_tiled.
 

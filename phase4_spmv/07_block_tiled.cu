@@ -12,9 +12,9 @@
 // block's template instead of per-entry columns; then the slots' sums become y.
 // Seed idea: "32 threads in warp process 8 4x4 blocks ... pre-decode ... sort by template ID, group same
 // patterns together ... tile-level vector prefetch to shared memory" (seed 004, parts 3.2 and 3.3).
-// Run:   build/default/phase4_spmv/p4_07_block_tiled [--gen block|poisson|banded] [--rows 4M]
+// Run:   ./workbook run 4.07 [-- --gen block|poisson|banded --rows 4M]
 //        or --matrix file.mtx
-// Check: ctest --preset learner -R '^4.07'
+// Check: ./workbook check 4.07
 // Aim:   faster than cuSPARSE CSR (the result line's % above 100) on block at 4M rows on an H100.
 // Previous: 4.06 csr_balanced. Next: 4.08 cusparse_reference.
 

@@ -8,8 +8,8 @@
 // Task: write the three kernels: the scaled, masked scores; the row softmax that also writes L (2.07's
 // idea, one block per row); and O = P V.
 // Seed idea: softmax as max, sum of exp and normalize, the foundation of attention (seed 003).
-// Run:   build/default/phase5_attention/p5_01_naive [--size 16x4096x64]
-// Check: ctest --preset learner -R '^5.01'
+// Run:   ./workbook run 5.01 [-- --size 16x4096x64]
+// Check: ./workbook check 5.01
 // Aim:   correct first; it runs at ~2% of the FP32 peak, 0.04-0.08x of 5.02 on an H100.
 // Previous: 4.08 cusparse_reference. Next: 5.02 cublas.
 

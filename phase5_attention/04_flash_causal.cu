@@ -9,8 +9,8 @@
 // Task: write key_visible's causal half, key_end (the tiles a query tile needs) and the longest-first
 // block order. The rest is 5.03's kernel, given.
 // Seed idea: the online softmax over tiles of 5.03 (seed 003), and the causal mask of decoder attention.
-// Run:   build/default/phase5_attention/p5_04_flash_causal [--size 16x4096x64]
-// Check: ctest --preset learner -R '^5.04'
+// Run:   ./workbook run 5.04 [-- --size 16x4096x64]
+// Check: ./workbook check 5.04
 // Aim:   ~1.6x of 5.02 at 16x4096x64 causal, longest-first ~1.3x faster than natural order.
 // Previous: 5.03 flash_fp32. Next: 5.05 (tensor cores, to come).
 

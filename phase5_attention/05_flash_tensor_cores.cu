@@ -14,8 +14,8 @@
 // Task: write the four device functions: a tile's scores, the online softmax update (with the rescale
 // of O), the P V product from the score registers, and the epilogue. Loads, masks and the loop are given.
 // Seed idea: online softmax, "THE algorithmic foundation of Flash Attention" (seed 003), on tensor cores.
-// Run:   build/default/phase5_attention/p5_05_flash_tensor_cores [--size 16x4096x128]
-// Check: ctest --preset learner -R '^5.05'
+// Run:   ./workbook run 5.05 [-- --size 16x4096x128]
+// Check: ./workbook check 5.05
 // Aim:   >= 2x 5.02 at 16x4096x128 (the reference: 7x), and >= 70% of PyTorch's FlashAttention-2
 //        backend on the same shape (the reference: about 78%, measured beside it).
 // Previous: 5.04 flash_causal. Next: 5.06 flash_decoding.

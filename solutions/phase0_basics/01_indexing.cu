@@ -7,8 +7,8 @@
 // Task: in record_thread_indices_kernel compute the global index and, for i < n, record i, the
 // block and the thread. In the launcher compute the number of blocks for n elements.
 // Seed idea: the thread hierarchy: grid -> blocks -> threads, one element per thread (seed 000).
-// Run:   build/default/phase0_basics/p0_01_indexing [--size 64M]
-// Check: ctest --test-dir build/default -R '^0.01.*learner' --output-on-failure
+// Run:   ./workbook run 0.01 [-- --size 64M]
+// Check: ./workbook check 0.01
 // Aim:   every block size from 1 to 1024 covers every n; the write-only kernel near the memcpy bandwidth.
 // Previous: none, this is the first step. Next: 0.02 vector_add.
 

@@ -9,8 +9,8 @@
 // the first row, check both bounds, and loop over rows with the grid's height as stride. In the
 // launcher cap the grid's height at 65535 blocks.
 // Seed idea: 2D indexing and coalescing: threads of a warp on consecutive addresses (seed 000).
-// Run:   build/default/phase0_basics/p0_03_matrix_2d [--size 8192x8192]
-// Check: ctest --test-dir build/default -R '^0.03.*learner' --output-on-failure
+// Run:   ./workbook run 0.03 [-- --size 8192x8192]
+// Check: ./workbook check 0.03
 // Aim:   >= 90% of the cudaMemcpy bandwidth measured in the same run.
 // Previous: 0.02 vector_add. Next: 0.04 memory_spaces.
 

@@ -8,8 +8,8 @@
 // sum its share with a grid-stride loop, reduce the block's 256 partial sums in shared memory with
 // sequential addressing, and let thread 0 atomicAdd the block's sum into *result.
 // Seed idea: block reduction in shared memory plus one atomicAdd per block (seeds 000, 001).
-// Run:   build/default/phase0_basics/p0_08_block_reduce [--size 64M]
-// Check: ctest --test-dir build/default -R '^0.08.*learner' --output-on-failure
+// Run:   ./workbook run 0.08 [-- --size 64M]
+// Check: ./workbook check 0.08
 // Aim:   about 70% of the cudaMemcpy bandwidth (H100: 2000 GB/s); phase 3 climbs to the library's 95%.
 // Previous: 0.07 warp_primitives. Next: 0.09 streams.
 

@@ -9,8 +9,8 @@
 // the guarded epilogue.
 // Seed idea: "naive matmul reads 2K global values per output element" and "thread i should access
 // data[i], not data[i * stride]" (seed 003); step 1 of the SGEMM ladder (seed 002).
-// Run:   build/default/phase1_matmul/p1_01_naive [--size 4096]
-// Check: ctest --preset learner -R '^1.01'
+// Run:   ./workbook run 1.01 [-- --size 4096]
+// Check: ./workbook check 1.01
 // Aim:   correct first; about 1-2% of cuBLAS on an H100. 1.02 shows where the rest went.
 // Previous: 0.10 error_handling (0.05 coalescing has the memory side). Next: 1.02 coalesced.
 

@@ -8,8 +8,8 @@
 // write the same k loop and guarded epilogue as in 1.01. The launcher's grid is already swapped.
 // Seed idea: "thread i should access data[i], not data[i * stride]" (seed 003); step 2 of the
 // SGEMM ladder, global memory coalescing (seed 002).
-// Run:   build/default/phase1_matmul/p1_02_coalesced [--size 4096]
-// Check: ctest --preset learner -R '^1.02'
+// Run:   ./workbook run 1.02 [-- --size 4096]
+// Check: ./workbook check 1.02
 // Aim:   about 10-15% of cuBLAS on an H100, 5-10x the naive rung.
 // Previous: 1.01 naive. Next: 1.03 smem_tiled.
 

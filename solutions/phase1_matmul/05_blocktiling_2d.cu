@@ -9,8 +9,8 @@
 // fragment of A (8 values) and a row fragment of B (8 values) into registers and add their outer
 // product to the 8 x 8 accumulators; finally write alpha * acc + beta * C where it lies inside C.
 // Seed idea: "register outer product" and thread coarsening (seeds 002 and 003).
-// Run:   build/default/phase1_matmul/p1_05_blocktiling_2d [--size 4096]
-// Check: ctest --preset learner -R '^1.05'
+// Run:   ./workbook run 1.05 [-- --size 4096]
+// Check: ./workbook check 1.05
 // Aim:   >= 50% of cuBLAS at 4096 on an H100 (the reference: 28.9 TFLOP/s, 56%).
 // Previous: 1.04 blocktiling_1d. Next: 1.06 vectorized.
 

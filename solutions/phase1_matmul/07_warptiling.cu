@@ -11,8 +11,8 @@
 // loop over K with its register outer products, and the epilogue.
 // Seed idea: "Register Outer Product" and "Using Float4" in the SGEMM notes (seed 002), one level
 // up: the warp, not the block, is the unit that shares fragments.
-// Run:   build/default/phase1_matmul/p1_07_warptiling [--size 4096]
-// Check: ctest --preset learner -R '^1.07'
+// Run:   ./workbook run 1.07 [-- --size 4096]
+// Check: ./workbook check 1.07
 // Aim:   >= 80% of cuBLAS SGEMM at 4096 on an H100 (the reference solution: 89% at 4096, 90% at 8192).
 // Previous: 1.06 vectorized. Next: 1.08 cublas.
 

@@ -10,11 +10,11 @@
 // loads and mma_sync over each shared-memory tile, and write the accumulators out through a
 // per-warp shared-memory scratch tile with alpha, beta and bounds checks.
 // Seed idea: "cuBLAS FP16: 170% of FP32 peak: tensor cores in action" (seed 003).
-// Run:   build/default/phase1_matmul/p1_09_tensor_cores [--size 4096]
-// Check: ctest --preset learner -R '^1.09'
+// Run:   ./workbook run 1.09 [-- --size 4096]
+// Check: ./workbook check 1.09
 // Aim:   >= 50% of cublasGemmEx TF32. The rest of the way needs Hopper's wgmma (asynchronous
 //        warpgroup MMA fed straight from shared memory) and TMA copies, which WMMA cannot reach.
-// Previous: 1.08 cublas. Next: phase 2 (elementwise kernels).
+// Previous: 1.08 cublas. Next: 1.10 mma_sync (BF16 tensor cores).
 
 #include <mma.h>
 

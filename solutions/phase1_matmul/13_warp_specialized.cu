@@ -14,8 +14,8 @@
 // Task: in warp_specialized_kernel write the producer loop (wait for an empty stage, expect the
 // bytes, issue the loads) and the consumer's release of a stage, with the phase parity of each wait.
 // Seed idea: "cuBLAS FP16: 170% of FP32 peak" (seed 003): the structure of the kernels cuBLAS runs.
-// Run:   build/default/phase1_matmul/p1_13_warp_specialized [--size 4096]
-// Check: ctest --preset learner -R '^1.13'    (a wrong phase or byte count hangs: CTest stops it)
+// Run:   ./workbook run 1.13 [-- --size 4096]
+// Check: ./workbook check 1.13    (a wrong phase or byte count hangs: the check stops it)
 // Aim:   >= 90% of the best cuBLAS BF16 GEMM at 4096 and 8192 on an H100 (aim: 100% at 8192).
 // Previous: 1.12 tma. Next: phase 2 (elementwise kernels).
 

@@ -9,8 +9,8 @@
 // tanhf, then gelu_tanh_kernel, 2.01's kernel shape (kItemsPerThread loads before the first store)
 // applying it to every element.
 // Seed idea: "GELU 461 GB/s (91.5% peak): tanh approximation adds negligible compute" (seed 003).
-// Run:   build/default/phase2_elementwise/p2_02_gelu [--size 64M]
-// Check: ctest --preset learner -R '^2.02'
+// Run:   ./workbook run 2.02 [-- --size 64M]
+// Check: ./workbook check 2.02
 // Aim:   the same % of memcpy as 2.01's relu (>= 98% on an H100): the math is free.
 // Previous: 2.01 relu. Next: 2.03 vectorized.
 

@@ -8,8 +8,8 @@
 // Task: in vectorized_kernel, compute the head/body/tail split from out's address and n, then apply
 // op to the float4 body, one float4 per thread of a grid that covers it.
 // Seed idea: "float4 for 128-bit wide loads"; ReLU and GELU at ~91% of peak bandwidth (seed 003).
-// Run:   build/default/phase2_elementwise/p2_03_vectorized [--size 64M]
-// Check: ctest --preset learner -R '^2.03'
+// Run:   ./workbook run 2.03 [-- --size 64M]
+// Check: ./workbook check 2.03
 // Aim:   relu_float4 and gelu_tanh_float4 at >= 98% of the cudaMemcpy bandwidth of the same run on
 //        an H100, level with PyTorch; a misaligned start (in + 1, out + 1) within a few percent.
 // Previous: 2.02 gelu. Next: 2.04 fused_bias_gelu.

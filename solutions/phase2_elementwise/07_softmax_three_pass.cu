@@ -7,8 +7,8 @@
 // Task: write softmax_three_pass_kernel: pass 1 finds the row's max, pass 2 sums exp(x - max),
 // pass 3 writes exp(x - max) / sum. The block reduction is given.
 // Seed idea: softmax v1, the three-pass softmax (seed 003).
-// Run:   build/default/phase2_elementwise/p2_07_softmax_three_pass [--size 16384x4096]
-// Check: ctest --preset learner -R '^2.07'
+// Run:   ./workbook run 2.07 [-- --size 16384x4096]
+// Check: ./workbook check 2.07
 // Aim:   >= 70% of the cudaMemcpy bandwidth at 16384 x 4096 (2.09 aims at 80% with one read).
 // Previous: 2.06 rmsnorm_warp. Next: 2.08 softmax_online.
 

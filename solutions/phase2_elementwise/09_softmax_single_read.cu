@@ -9,8 +9,8 @@
 // Task: write softmax_registers_kernel (load, block/warp max, exp and sum, scale and store), then
 // merge and MaxSum::add (online statistics) and softmax_online_fallback_kernel.
 // Seed idea: softmax 3-pass / 2-pass / online and the full-mask shuffle deadlock story (seed 003).
-// Run:   build/default/phase2_elementwise/p2_09_softmax_single_read [--size 16384x4096]
-// Check: ctest --preset learner -R '^2.09'
+// Run:   ./workbook run 2.09 [-- --size 16384x4096]
+// Check: ./workbook check 2.09
 // Aim:   >= 80% of the cudaMemcpy bandwidth at 16384 x 4096 on an H100 (aim 90%); the 4096 x 16384
 //        line runs the fallback, which reads the row twice (the second read mostly hits L2).
 // Previous: 2.08 softmax_online. Next: phase 3, reductions.

@@ -7,8 +7,8 @@
 // the pairs of each step to the first threads of the block instead of every 2 s-th one.
 // Seed idea: "no divergence branch", a stride aligned with warp boundaries (seed 002, CUDA
 // Reduction Kernel); the same section counts the bank conflicts that this mapping creates.
-// Run:   build/default/phase3_reduction/p3_02_interleaved_strided [--size 256M]
-// Check: ctest --preset learner -R '^3.02'
+// Run:   ./workbook run 3.02 [-- --size 256M]
+// Check: ./workbook check 3.02
 // Aim:   faster than 3.01: about 22% of CUB on an H100 (674 GB/s on 1 GiB).
 // Previous: 3.01 interleaved_divergent. Next: 3.03 sequential.
 

@@ -7,8 +7,8 @@
 // sums floats (reduce_sequential) and ints (reduce_sequential_int).
 // Seed idea: "no bank conflict", sequential addressing with halving steps (seed 002, CUDA Reduction
 // Kernel).
-// Run:   build/default/phase3_reduction/p3_03_sequential [--size 256M]
-// Check: ctest --preset learner -R '^3.03'
+// Run:   ./workbook run 3.03 [-- --size 256M]
+// Check: ./workbook check 3.03
 // Aim:   about 29% of CUB on an H100 (867 GB/s); half the threads idle from the first step on.
 // Previous: 3.02 interleaved_strided. Next: 3.04 first_add_during_load.
 

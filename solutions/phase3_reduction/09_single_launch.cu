@@ -10,8 +10,8 @@
 // Block sums and loads are 3.08's (given).
 // Seed idea: the two-pass reduction of seed 001 (partial sums, then a final pass) folded into one
 // launch; seed 000's atomics for the cross-block step.
-// Run:   build/default/phase3_reduction/p3_09_single_launch [--size 256M]
-// Check: ctest --preset learner -R '^3.09'
+// Run:   ./workbook run 3.09 [-- --size 256M]
+// Check: ./workbook check 3.09
 // Aim:   both at CUB's speed on 1 GiB (>= 95%); the last-block version is deterministic.
 // Previous: 3.08 shuffle. Next: 3.10 cub_reference.
 

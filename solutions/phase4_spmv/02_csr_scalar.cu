@@ -11,9 +11,9 @@
 // dot product of row r with x, in a register, and stores it once.
 // Seed idea: "Row Ptr: irregular access, Col Idx: random access -> coalesced access nearly impossible"
 // (seed 004, part 3.1, why CSR is hard on a GPU).
-// Run:   build/default/phase4_spmv/p4_02_csr_scalar [--gen poisson|uniform|powerlaw|banded|block] [--rows 4M]
+// Run:   ./workbook run 4.02 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
-// Check: ctest --preset learner -R '^4.02'
+// Check: ./workbook check 4.02
 // Aim:   on an H100 at 4M rows: 137% of cuSPARSE CSR on poisson (short, even rows suit it), 88% on
 //        uniform, 7% on powerlaw, where one long row stalls its warp; 4.03 and 4.06 attack that.
 // Previous: 4.01 coo_to_csr. Next: 4.03 csr_vector.

@@ -10,9 +10,9 @@
 // row).
 // Seed idea: "coalesced access: 4 transactions (optimal)" and warp-level work on regular pieces (seed
 // 004, parts 2 and 3.2: coalescing, and warps as the unit that processes blocks).
-// Run:   build/default/phase4_spmv/p4_03_csr_vector [--gen poisson|uniform|powerlaw|banded|block] [--rows 4M]
+// Run:   ./workbook run 4.03 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
-// Check: ctest --preset learner -R '^4.03'
+// Check: ./workbook check 4.03
 // Aim:   on an H100 at 4M rows: 32% of cuSPARSE CSR on powerlaw (4.6x 4.02), but 16% on poisson and
 //        73% on uniform, where most lanes idle; 4.05 sizes the group to the rows, 4.06 balances them.
 // Previous: 4.02 csr_scalar. Next: 4.04 ell.

@@ -12,9 +12,9 @@
 // Seed idea: "Shared memory: most important optimization tool ... reduce global memory access count,
 // use coalesced access" (seed 004, parts 1.3 and 2.4): the coalesced stream is what one thread per row
 // (4.02) could not have.
-// Run:   build/default/phase4_spmv/p4_05_csr_adaptive [--gen poisson|uniform|powerlaw|banded|block] [--rows 4M]
+// Run:   ./workbook run 4.05 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
-// Check: ctest --preset learner -R '^4.05'
+// Check: ./workbook check 4.05
 // Aim:   at or above cuSPARSE CSR on poisson, uniform and banded at 4M rows on an H100 (README's table).
 // Previous: 4.04 ell. Next: 4.06 csr_balanced.
 

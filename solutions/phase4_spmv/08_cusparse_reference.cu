@@ -10,9 +10,9 @@
 // cusparseSpMV_bufferSize, and in spmv_cusparse_plan_run call cusparseSpMV (y = 1 * A x + 0 * y).
 // Seed idea: measure against the vendor library in the same run (seed 004, part 3.4's profiling advice:
 // know where the time goes before optimising).
-// Run:   build/default/phase4_spmv/p4_08_cusparse_reference [--gen poisson|uniform|powerlaw|banded|block]
+// Run:   ./workbook run 4.08 [-- --gen poisson|uniform|powerlaw|banded|block]
 //        [--rows 4M] or --matrix file.mtx
-// Check: ctest --preset learner -R '^4.08'
+// Check: ./workbook check 4.08
 // Aim:   100% of cuSPARSE CSR (it is cuSPARSE, timed twice; a few % either way is noise).
 // Previous: 4.07 block_tiled. Next: phase 4's benchmark, p4_bench.
 

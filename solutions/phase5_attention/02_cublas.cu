@@ -8,8 +8,8 @@
 // Task: finish attention_cublas: bind the stream and the math mode, then the two
 // cublasGemmStridedBatchedEx calls (the softmax between them is given: it is 5.01's, masked).
 // Seed idea: "Row-Major cuBLAS Trick" (seed 003): a row-major matrix read column-major is its transpose.
-// Run:   build/default/phase5_attention/p5_02_cublas [--size 16x4096x64]
-// Check: ctest --preset learner -R '^5.02'
+// Run:   ./workbook run 5.02 [-- --size 16x4096x64]
+// Check: ./workbook check 5.02
 // Aim:   1.00x of 5.02 (it is the yardstick: the other lessons report their speed against this path).
 // Previous: 5.01 naive. Next: 5.03 flash_fp32.
 

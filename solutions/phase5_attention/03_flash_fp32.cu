@@ -9,8 +9,8 @@
 // Task: write the four device functions: a tile's scores, the online update that also writes P, the
 // P V accumulation, and the final O and L. The tiles, the loop and the barriers are given.
 // Seed idea: online softmax, "THE algorithmic foundation of Flash Attention" (seed 003).
-// Run:   build/default/phase5_attention/p5_03_flash_fp32 [--size 16x4096x64]
-// Check: ctest --preset learner -R '^5.03'
+// Run:   ./workbook run 5.03 [-- --size 16x4096x64]
+// Check: ./workbook check 5.03
 // Aim:   ~22 TFLOP/s on an H100 (1/3 of FP32 peak): 0.9x of 5.02 at 16x4096x64, with no workspace.
 // Previous: 5.02 cublas. Next: 5.04 flash_causal.
 

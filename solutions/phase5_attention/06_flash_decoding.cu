@@ -9,8 +9,8 @@
 // Task: write the split count, a split's key range, the causal end of a decoding query, the partial's
 // store and the merge. The per-split loop (5.03's online softmax, one warp wide) is given.
 // Seed idea: the online softmax's merge (seed 003, 2.08) applied across blocks: flash decoding.
-// Run:   build/default/phase5_attention/p5_06_flash_decoding [--size 32x1x32768x128]
-// Check: ctest --preset learner -R '^5.06'
+// Run:   ./workbook run 5.06 [-- --size 32x1x32768x128]
+// Check: ./workbook check 5.06
 // Aim:   >= 70% of memcpy at 32x1x32768x128 (bytes: K and V read once), several x the one-split kernel.
 // Previous: 5.04 flash_causal (5.05: tensor cores). Next: phase 5's benchmark, p5_bench.
 
