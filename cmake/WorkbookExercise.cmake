@@ -204,16 +204,23 @@ function(workbook_exercise id name)
       set_tests_properties(${id}.${name}.${tool} PROPERTIES
         LABELS "sanitize;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT ${WORKBOOK_SANITIZE_TIMEOUT})
     endforeach()
-    # No label containing `sanitize`: the gpu preset runs that label on solutions (ctest -L takes a
-    # regex, so even `learner-sanitize` would match), and the learner tests fail on the stubs by design.
-    foreach(tool IN LISTS grade_tools)
-      _workbook_sanitize_command(command ${tool} $<TARGET_FILE:${base}_test>)
-      add_test(NAME ${id}.${name}.learner.${tool} COMMAND ${command})
-      set_tests_properties(${id}.${name}.learner.${tool} PROPERTIES
-        LABELS "learner;learner-grade;gpu;p${phase}" SKIP_RETURN_CODE 77
-        TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
-    endforeach()
   endif()
+  # The grade's runs exist with or without compute-sanitizer: without it each one fails and says that
+  # this part of the grade did not run (tools/sanitize_test.sh), so the grade never shrinks silently.
+  # No label containing `sanitize`: the gpu preset runs that label on solutions (ctest -L takes a
+  # regex, so even `learner-sanitize` would match), and the learner tests fail on the stubs by design.
+  foreach(tool IN LISTS grade_tools)
+    _workbook_sanitize_command(command ${tool} $<TARGET_FILE:${base}_test>)
+    add_test(NAME ${id}.${name}.learner.${tool} COMMAND ${command})
+    set_tests_properties(${id}.${name}.learner.${tool} PROPERTIES
+      LABELS "learner;learner-grade;gpu;p${phase}" SKIP_RETURN_CODE 77
+      TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
+  endforeach()
+
+  # One target that builds what the exercise's commands run: `cmake --build --preset default --target 0.02`
+  # builds the lesson, its graded test and the reference lesson.
+  add_custom_target(${id})
+  add_dependencies(${id} ${base} ${base}_test ${base}_solution)
 
   if(ARG_SOURCE_CHECK)
     find_package(Python3 COMPONENTS Interpreter QUIET)

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <utility>
+#include <vector>
 
 #include "common/check.h"
 #include "common/gpu.h"
@@ -177,6 +178,14 @@ int lesson_main(int argc, char** argv) {
   }
   if (parsed.status == ParseStatus::Error) {
     std::fprintf(stderr, "%s: %s\n%s", program.c_str(), parsed.error.c_str(), lesson_usage(program, title).c_str());
+    return kExitUsage;
+  }
+  // A --size that no lesson can read is a usage error here, before the GPU probe: bad arguments exit 2
+  // on any machine, with a GPU or without. (Whether its dimensions fit is the lesson's to say.)
+  std::vector<std::size_t> dims;
+  if (!parsed.options.size.empty() && !parse_dims(parsed.options.size, &dims)) {
+    std::fprintf(stderr, "%s: --size needs a count like 1000 or 64M, or dimensions like 4096x1024, got '%s'\n%s",
+                 program.c_str(), parsed.options.size.c_str(), lesson_usage(program, title).c_str());
     return kExitUsage;
   }
   bool seed_given = false;

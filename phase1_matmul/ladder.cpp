@@ -24,6 +24,7 @@ struct Rung {
   const char* name;
   MatmulLauncher launch;
   MatmulPrecision precision;
+  const char* arch = "";  // REQUIRES_ARCH of its workbook_exercise line
 };
 
 // The version-to-launcher map lives here and nowhere else.
@@ -37,7 +38,7 @@ const std::vector<Rung>& rungs() {
       {"1.06", "matmul_vectorized", matmul_vectorized, MatmulPrecision::FP32},
       {"1.07", "matmul_warptiling", matmul_warptiling, MatmulPrecision::FP32},
       {"1.08", "matmul_cublas", matmul_cublas, MatmulPrecision::FP32},
-      {"1.09", "matmul_tensor_core_tf32", matmul_tensor_core_tf32, MatmulPrecision::TF32},
+      {"1.09", "matmul_tensor_core_tf32", matmul_tensor_core_tf32, MatmulPrecision::TF32, "80"},
   };
   return all;
 }
@@ -104,8 +105,12 @@ int main(int argc, char** argv) {
     std::printf("%s\n%-5s %-24s %6s %10s %12s %10s %12s  %s\n", wb::describe(device).c_str(), "id", "launcher", "size",
                 "ms", "GFLOP/s", "% peak", "% of cuBLAS", "check");
     bool all_pass = true;
-    // The BF16 rungs this GPU cannot run (1.11-1.13 need Hopper, 1.10 sm_80) are skipped, said once.
+    // The rungs this GPU cannot run (1.09 and 1.10 need sm_80, 1.11-1.13 Hopper) are skipped, said once.
     const int cc = device.cc_major * 10 + device.cc_minor;
+    for (const Rung& rung : rungs())
+      if (!wb::arch_requirement_met(rung.arch, cc))
+        std::printf("%-5s %-24s skipped: %s\n", rung.id, rung.name,
+                    wb::arch_requirement_unmet(rung.id, "tensor_cores", rung.arch, cc).c_str());
     std::vector<const Bf16Rung*> runnable;
     for (const Bf16Rung& rung : bf16_rungs()) {
       if (wb::arch_requirement_met(rung.arch, cc))
@@ -124,6 +129,7 @@ int main(int argc, char** argv) {
       const double fp32_library = bench.time_library(MatmulPrecision::FP32, options).median_ms;
       const double tf32_library = bench.time_library(MatmulPrecision::TF32, options).median_ms;
       for (const Rung& rung : rungs()) {
+        if (!wb::arch_requirement_met(rung.arch, cc)) continue;
         const bool pass = bench.verify(rung.name, rung.launch, rung.precision);
         all_pass = all_pass && pass;
         const double ms = median_ms([&](const wb::BenchOptions& o) { return bench.time(rung.launch, o); }, repeat);

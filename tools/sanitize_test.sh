@@ -8,7 +8,8 @@
 # between threads of one warp (a warp-synchronous step without __syncwarp) as a *warning*, which
 # --error-exitcode does not count, and that is exactly the race a plain run cannot see.
 # Exit, without --expect: 0 the test passed and the tool found nothing; 99 a finding; 77 no GPU;
-#   otherwise the test's own status (a failing graded test fails with its teaching message).
+#   1 compute-sanitizer is missing (the grade did not run); otherwise the test's own status (a failing
+#   graded test fails with its teaching message).
 # Exit, with --expect REGEX (a planted bug): 0 only when the tool found something and its output
 #   matches REGEX (grep -E); 1 otherwise; 77 no GPU.
 set -u
@@ -27,6 +28,18 @@ shift 2
 
 export WB_SANITIZE=1
 if [ "$tool" = memcheck ]; then export WB_EXACT_INPUTS=1; fi
+
+# Without compute-sanitizer this part of the grade cannot run, and a grade must not shrink silently:
+# the test alone says whether there is a GPU (77: skipped like every GPU test); otherwise fail and say why.
+if [ ! -x "$sanitizer" ]; then
+  "$@" >/dev/null 2>&1
+  [ $? -eq 77 ] && { echo "sanitize_test: no usable GPU (skipped)"; exit 77; }
+  echo "compute-sanitizer was not found when the build was configured (looked for: $sanitizer), so the"
+  echo "$tool part of this grade did not run: the grade is incomplete, not passed. compute-sanitizer ships"
+  echo "with the CUDA toolkit (its bin/ folder); install it or put it on PATH, then configure again"
+  echo "(cmake --preset default) and repeat the check."
+  exit 1
+fi
 
 output=$(mktemp)
 trap 'rm -f "$output"' EXIT

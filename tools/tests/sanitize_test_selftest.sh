@@ -46,5 +46,7 @@ check "expect: the planted race is caught" 0 "caught the planted bug" "$race_war
 check "expect: a clean run fails" 1 "found nothing" "$clean" 0 --expect "Race reported" "$work/fake" racecheck bin
 check "expect: another finding fails" 1 "not \"Race reported\"" "$oob" 99 --expect "Race reported" "$work/fake" memcheck bin
 check "expect: no GPU is a skip" 77 "" "no CUDA device" 77 --expect "Race reported" "$work/fake" racecheck bin
+check "no compute-sanitizer: the grade says it did not run" 1 "the grade is incomplete" "$clean" 0 "$work/missing" memcheck "$work/fake"
+check "no compute-sanitizer and no GPU is a skip" 77 "" "no CUDA device" 77 "$work/missing" racecheck "$work/fake"
 [ $failures -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all passed"

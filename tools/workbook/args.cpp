@@ -24,7 +24,7 @@ std::optional<int> parse_phase(const std::string& text) {
 }
 
 std::string usage_text() {
-  return "usage: workbook [--build-dir DIR] [VERB ...]\n"
+  return "usage: ./workbook [--build-dir DIR] [VERB ...]\n"
          "  (no verb)                     your progress per phase and the next exercise\n"
          "  list                          every exercise with its state and best measured speed\n"
          "  run N.NN [-- lesson args]     build and run your lesson (e.g. -- --size 16M)\n"
@@ -32,9 +32,11 @@ std::string usage_text() {
          "                                test, then its compute-sanitizer runs (memcheck with exact-size\n"
          "                                inputs; racecheck, synccheck where threads share memory); any\n"
          "                                finding fails. --fast: the graded test only, nothing marked\n"
-         "                                passed. (--sanitize, the old opt-in, is now the default.)\n"
+         "                                passed. Without a GPU it compiles your file and shows the\n"
+         "                                compiler's errors; grading needs a GPU.\n"
          "  hint [N.NN]                   the next hint: concept, then where to look, then nearly the answer\n"
-         "  solution N.NN [--force]       the reference as a diff against your file (after you pass)\n"
+         "  solution N.NN [--force]       the reference as a diff against your file (after you pass;\n"
+         "                                --force: now)\n"
          "  watch [N.NN]                  re-check the exercise each time you save it (r: re-run, q: quit)\n"
          "  reset N.NN | --all [--yes]    restore the untouched exercise file (asks first)\n"
          "  bench phaseN | N.NN [-- args] benchmark your kernels against the references: CSV + SVG plot\n"
@@ -106,7 +108,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
   }
 
   const auto found = verbs().find(words[0]);
-  if (found == verbs().end()) return usage_error("unknown command '" + words[0] + "' (try: workbook help)");
+  if (found == verbs().end()) return usage_error("unknown command '" + words[0] + "' (try: ./workbook help)");
   const VerbSpec& spec = found->second;
   command.verb = spec.verb;
   const std::string& verb = words[0];
@@ -116,6 +118,10 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
     if (word.rfind("--", 0) == 0) {
       bool known = false;
       for (const std::string& flag : spec.flags) known = known || flag == word;
+      if (!known && spec.takes_passthrough)
+        return usage_error("workbook " + verb + " has no option " + word + "; the program's own options go after --, " +
+                           (verb == "run" ? "e.g. ./workbook run 0.01 -- --size 16M"
+                                          : "e.g. ./workbook bench phase1 -- --sizes 4096"));
       if (!known) return usage_error("workbook " + verb + " has no option " + word);
       if (word == "--fast") command.fast = true;
       // --sanitize is accepted for the scripts and habits of before: the sanitizer runs are the default.
@@ -139,7 +145,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
     if (spec.id == VerbSpec::Id::None)
       return usage_error("workbook " + verb + " takes no exercise, got '" + word + "'");
     if (!is_exercise_id(word))
-      return usage_error("'" + word + "' is not an exercise id: ids look like 0.01 or 1.03 (see: workbook list)");
+      return usage_error("'" + word + "' is not an exercise id: ids look like 0.01 or 1.03 (see: ./workbook list)");
     command.exercise = word;
   }
 
@@ -151,7 +157,7 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
   if (spec.verb == Verb::Reset) {
     if (command.all && !command.exercise.empty()) return usage_error("workbook reset takes an id or --all, not both");
     if (!command.all && command.exercise.empty())
-      return usage_error("workbook reset needs an exercise id (workbook reset 0.01) or --all");
+      return usage_error("workbook reset needs an exercise id (./workbook reset 0.01) or --all");
   }
   return ParsedCommand{command, ""};
 }

@@ -57,6 +57,11 @@ std::string peer_csv_lines(const std::vector<PeerRow>& rows) {
 }  // namespace
 
 int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::vector<std::string>& bench_args) {
+  // Said before anything is built: without a GPU there is nothing to measure.
+  if (!visible_gpu()) {
+    std::printf("Benchmarks need a GPU, and nvidia-smi lists none here (./workbook doctor says more).\n");
+    return kExitNoGpu;
+  }
   std::vector<const Exercise*> exercises =
       phase >= 0 ? ctx.manifest.in_phase(phase) : std::vector<const Exercise*>{exercise};
   const std::string name = phase >= 0 ? "phase" + std::to_string(phase) : exercise->id;
@@ -93,7 +98,7 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
     options.echo = true;  // the ladder prints a line per rung: visible progress
     const ProcessResult ladder = run_process(argv, options);
     if (ladder.exit_code == kExitNoGpu) {
-      std::printf("Benchmarks need a GPU; this machine has none usable (workbook doctor says why).\n");
+      std::printf("Benchmarks need a GPU; this machine has none usable (./workbook doctor says why).\n");
       return kExitNoGpu;
     }
     if (!ladder.started || (ladder.exit_code != 0 && ladder.exit_code != 1)) {
@@ -132,7 +137,7 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
     options.timeout_s = kLessonTimeoutS;
     const ProcessResult yours = run_process({e->learner_lesson, "--csv"}, options);
     if (yours.exit_code == kExitNoGpu) {
-      std::printf("Benchmarks need a GPU; this machine has none usable (workbook doctor says why).\n");
+      std::printf("Benchmarks need a GPU; this machine has none usable (./workbook doctor says why).\n");
       return kExitNoGpu;
     }
     const ProcessResult reference = run_process({e->solution_lesson, "--csv"}, options);
@@ -248,6 +253,10 @@ double metric_of(const KernelMetrics* k, const std::string& metric) {
 }  // namespace
 
 int command_profile(Context& ctx, const Exercise& exercise) {
+  if (!visible_gpu()) {
+    std::printf("Profiling needs a GPU, and nvidia-smi lists none here (./workbook doctor says more).\n");
+    return kExitNoGpu;
+  }
   const std::string ncu = find_ncu();
   if (ncu.empty()) {
     std::printf(
@@ -270,7 +279,7 @@ int command_profile(Context& ctx, const Exercise& exercise) {
               join(kernels, ", ").c_str());
   const ProfileRun yours = profile_lesson(ncu, exercise.learner_lesson, kernels);
   if (yours.no_gpu) {
-    std::printf("Profiling needs a GPU; this machine has none usable (workbook doctor says why).\n");
+    std::printf("Profiling needs a GPU; this machine has none usable (./workbook doctor says why).\n");
     return kExitNoGpu;
   }
   if (contains(yours.report.problem, "ERR_NVGPUCTRPERM")) {

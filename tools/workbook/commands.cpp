@@ -117,7 +117,16 @@ std::optional<GpuQuery> query_gpu() {
   return parse_gpu_query(run.output);
 }
 
-// Whether some rung needs a newer GPU (1.10 sm_80, 1.11-1.13 Hopper).
+}  // namespace
+
+const std::optional<GpuQuery>& visible_gpu() {
+  static const std::optional<GpuQuery> gpu = query_gpu();
+  return gpu;
+}
+
+namespace {
+
+// Whether some rung needs a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 Hopper).
 bool any_arch_requirement(const Manifest& manifest) {
   return std::any_of(manifest.exercises.begin(), manifest.exercises.end(),
                      [](const Exercise& e) { return !e.arch_requirement.empty(); });
@@ -127,8 +136,7 @@ bool any_arch_requirement(const Manifest& manifest) {
 // where some rung has a requirement: otherwise no one needs the answer.
 std::optional<GpuQuery> gpu_for_requirements(const Manifest& manifest) {
   if (!any_arch_requirement(manifest)) return std::nullopt;
-  static const std::optional<GpuQuery> gpu = query_gpu();
-  return gpu;
+  return visible_gpu();
 }
 
 // Whether a graded test that exited 77 skipped because this GPU cannot run the exercise (its probe's
@@ -159,11 +167,11 @@ const Exercise* next_exercise_here(const Context& ctx) {
 void print_next(Context& ctx) {
   const Exercise* next = next_exercise_here(ctx);
   if (next == nullptr) {
-    std::printf("%s\n", ctx.green("Every exercise is done. Try `workbook bench phase1` to see your ladder.").c_str());
+    std::printf("%s\n", ctx.green("Every exercise is done. Try `./workbook bench phase1` to see your ladder.").c_str());
     return;
   }
   const std::string title = exercise_title(ctx, *next);
-  std::printf("Next: %s %s%s\n      edit %s, then: workbook check %s   (stuck? workbook hint %s)\n",
+  std::printf("Next: %s %s%s\n      edit %s, then: ./workbook check %s   (stuck? ./workbook hint %s)\n",
               ctx.bold(next->id).c_str(), next->name.c_str(), title.empty() ? "" : (": " + title).c_str(),
               next->stub.c_str(), next->id.c_str(), next->id.c_str());
 }
@@ -181,15 +189,22 @@ int command_status(Context& ctx) {
   }
   std::printf("\n");
   print_next(ctx);
-  std::printf("%s\n", ctx.dim("More: workbook list | check | hint | watch | bench phaseN | doctor | help").c_str());
+  if (!visible_gpu())
+    std::printf("%s\n", ctx.dim("No GPU here: check compiles your file and shows the compiler's errors, hints and "
+                                "solution --force work; grading needs an NVIDIA GPU (README: No GPU yet?).")
+                            .c_str());
+  std::printf("%s\n", ctx.dim("More: ./workbook list | check | hint | watch | bench phaseN | doctor | help").c_str());
   return kExitOk;
 }
 
 int command_list(Context& ctx) {
-  // Rungs that need a newer GPU (1.10 sm_80, 1.11-1.13 Hopper) say whether this one runs them.
+  // Rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 Hopper) say whether this one runs them.
   const std::optional<GpuQuery> gpu = gpu_for_requirements(ctx.manifest);
   const int cc = gpu ? gpu->cc : 0;
-  std::printf("%-5s %-20s %-12s %-44s %s\n", "id", "exercise", "state", "best measured", "file");
+  std::size_t name_width = 8;  // "exercise"
+  for (const Exercise& exercise : ctx.manifest.exercises) name_width = std::max(name_width, exercise.name.size());
+  const int width = static_cast<int>(name_width);
+  std::printf("%-5s %-*s %-12s %-44s %s\n", "id", width, "exercise", "state", "best measured", "file");
   int last_phase = -1;
   for (const Exercise& exercise : ctx.manifest.exercises) {
     if (exercise.phase != last_phase && last_phase >= 0) std::printf("\n");
@@ -206,8 +221,8 @@ int command_list(Context& ctx) {
       else if (!gpu && best.empty())
         best = need;
     }
-    std::printf("%-5s %-20s %s %-44s %s\n", exercise.id.c_str(), exercise.name.c_str(), state.c_str(), best.c_str(),
-                exercise.stub.c_str());
+    std::printf("%-5s %-*s %s %-44s %s\n", exercise.id.c_str(), width, exercise.name.c_str(), state.c_str(),
+                best.c_str(), exercise.stub.c_str());
   }
   if (gpu) {
     const std::vector<std::string> unsupported = unsupported_exercises(ctx.manifest, cc);
@@ -217,7 +232,7 @@ int command_list(Context& ctx) {
       std::printf("Their lessons and tests report skipped here.\n");
     }
   } else if (any_arch_requirement(ctx.manifest)) {
-    std::printf("\n(nvidia-smi did not say which GPU this is: `needs` marks the rungs that need a newer one.)\n");
+    std::printf("\n(No GPU found here: `needs` marks the rungs that need a newer GPU than compute capability 7.5.)\n");
   }
   return kExitOk;
 }
@@ -234,12 +249,14 @@ int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::s
   const int status = run_attached(argv, {});
   if (status == kExitNoGpu && !exercise.arch_requirement.empty())
     std::printf(
-        "\n%s did not run here: the line above says why (it needs %s; workbook doctor says which rungs "
+        "\n%s did not run here: the line above says why (it needs %s; ./workbook doctor says which rungs "
         "this GPU runs).\n",
         exercise.id.c_str(), wb::arch_requirement_text(exercise.arch_requirement).c_str());
   else if (status == kExitNoGpu)
-    std::printf("\n%s needs a GPU to run: this machine has no usable one (workbook doctor says why).\n",
-                exercise.id.c_str());
+    std::printf(
+        "\n%s needs a GPU to run: this machine has no usable one (./workbook doctor says why; the "
+        "README's \"No GPU yet?\" says what works without one).\n",
+        exercise.id.c_str());
   return status;
 }
 
@@ -262,8 +279,8 @@ std::string sanitizer_program() {
 }
 
 struct SanitizerGrade {
-  int problems = 0;        // findings (and runs that reported without itemizing or did not finish)
-  bool no_gpu = false;     // the test's GPU probe said there is none
+  int problems = 0;     // findings (and runs that reported without itemizing or did not finish)
+  bool no_gpu = false;  // the test's GPU probe said there is none
 };
 
 // The grade's compute-sanitizer runs on the learner test, as CTest's N.NN.name.learner.<tool> tests
@@ -276,16 +293,17 @@ SanitizerGrade run_grade_sanitizers(const Context& ctx, const Exercise& exercise
   if (sanitizer.empty()) {
     if (!quiet)
       std::printf(
-          "compute-sanitizer is not on PATH (it ships with the CUDA toolkit, in /usr/local/cuda/bin), and the grade "
-          "needs it: add the toolkit's bin directory to PATH (or run `workbook check %s --fast` for the test "
-          "alone).\n",
-          exercise.id.c_str());
+          "compute-sanitizer was not found (not on PATH, not in /usr/local/cuda/bin), so the %s part of the "
+          "grade did not run: %s is not marked done. It ships with the CUDA toolkit (its bin/ folder): install it "
+          "or put it on PATH, then check again (`./workbook check %s --fast` runs the graded test alone).\n",
+          join(exercise.sanitizers, " ").c_str(), exercise.id.c_str(), exercise.id.c_str());
     grade.problems = 1;
     return grade;
   }
   for (const std::string& tool : exercise.sanitizers) {
     if (!quiet)
-      std::printf("%s\n", ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (small sizes) ...").c_str());
+      std::printf("%s\n",
+                  ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (small sizes) ...").c_str());
     RunOptions options;
     options.timeout_s = kSanitizerTimeoutS;
     options.environment = sanitizer_environment(tool);
@@ -342,7 +360,7 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
   if (test.exit_code == kExitNoGpu && skipped_for_requirement(exercise, test.output)) {
     if (!options.compact)
       std::printf(
-          "%s %s compiles, but this GPU cannot run it: %s\nIt is skipped here, not failed (workbook list "
+          "%s %s compiles, but this GPU cannot run it: %s\nIt is skipped here, not failed (./workbook list "
           "shows which rungs this GPU runs).\n",
           ctx.dim("-").c_str(), label.c_str(),
           first_line(test.output.substr(test.output.find("SKIPPED: ") + 9)).c_str());
@@ -350,8 +368,10 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
   }
   if (test.exit_code == kExitNoGpu) {
     if (!options.compact)
-      std::printf("%s %s compiles, but grading it needs a GPU: %s\n(workbook doctor explains what is missing.)\n",
-                  ctx.dim("-").c_str(), label.c_str(), first_line(test.output).c_str());
+      std::printf(
+          "%s %s compiles (so the compiler has no complaint), but grading it needs a GPU: %s\n"
+          "(./workbook doctor says what is missing; the README's \"No GPU yet?\" says what works without one.)\n",
+          ctx.dim("-").c_str(), label.c_str(), first_line(test.output).c_str());
     return CheckOutcome::NoGpu;
   }
   const bool passed = test.started && test.exit_code == 0;
@@ -372,7 +392,7 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
                   extract_test_failure(test.output).c_str());
     else
       std::printf("%s", extract_test_failure(test.output).c_str());
-    std::printf("\nEdit %s and run `workbook check %s` again (or `workbook watch`). Stuck? workbook hint %s\n",
+    std::printf("\nEdit %s and run `./workbook check %s` again (or `./workbook watch`). Stuck? ./workbook hint %s\n",
                 exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
     return CheckOutcome::Failed;
   }
@@ -384,11 +404,12 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
       ctx.progress.record_check(exercise.id, false, utc_timestamp());
       ctx.save();
       if (options.compact) return CheckOutcome::Failed;
-      std::printf("\n%s %s: not yet. The results are right on this run, but the order of the asynchronous "
-                  "operations is not:\n%s\nFix it in %s and run `workbook check %s` again. Stuck? workbook hint %s\n",
-                  ctx.red("✗").c_str(), label.c_str(),
-                  source.started ? source.output.c_str() : "(python3 was not found: the check needs it)\n",
-                  exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
+      std::printf(
+          "\n%s %s: not yet. The results are right on this run, but the order of the asynchronous "
+          "operations is not:\n%s\nFix it in %s and run `./workbook check %s` again. Stuck? ./workbook hint %s\n",
+          ctx.red("✗").c_str(), label.c_str(),
+          source.started ? source.output.c_str() : "(python3 was not found: the check needs it)\n",
+          exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
       return CheckOutcome::Failed;
     }
   }
@@ -405,7 +426,7 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
       std::printf(
           "\n%s %s: not yet. The results are right on this run, but compute-sanitizer found the problem%s above: "
           "a race or a read past the end can give other results on another run or GPU.\nFix it in %s and run "
-          "`workbook check %s` again. Stuck? workbook hint %s\n",
+          "`./workbook check %s` again. Stuck? ./workbook hint %s\n",
           ctx.red("✗").c_str(), label.c_str(), grade.problems == 1 ? "" : "s", exercise.stub.c_str(),
           exercise.id.c_str(), exercise.id.c_str());
       return CheckOutcome::SanitizerFound;
@@ -427,13 +448,13 @@ CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckO
   ctx.save();
   if (options.compact) return CheckOutcome::Passed;
   const std::string scope =
-      !options.sanitize ? " (--fast: not marked done until `workbook check " + exercise.id + "` runs the sanitizers)"
+      !options.sanitize ? " (--fast: not marked done until `./workbook check " + exercise.id + "` runs the sanitizers)"
       : exercise.sanitizers.empty() ? std::string()
                                     : " and its compute-sanitizer runs";
   std::printf("%s %s passes its graded tests%s.%s\n", ctx.green("✓").c_str(), label.c_str(), scope.c_str(),
               measured.empty() ? "" : ("\n  measured: " + measured).c_str());
   if (options.show_next) {
-    std::printf("  Compare with the reference: workbook solution %s\n\n", exercise.id.c_str());
+    std::printf("  Compare with the reference: ./workbook solution %s\n\n", exercise.id.c_str());
     print_next(ctx);
   }
   return CheckOutcome::Passed;
@@ -464,7 +485,7 @@ int command_check_all(Context& ctx, bool fast) {
     const CheckOutcome outcome = check_exercise(ctx, exercise, options);
     if (outcome == CheckOutcome::NoGpu) {
       std::printf(
-          "needs a GPU\n\nGrading needs a GPU and this machine has no usable one (workbook doctor says why).\n");
+          "needs a GPU\n\nGrading needs a GPU and this machine has no usable one (./workbook doctor says why).\n");
       return kExitNoGpu;
     }
     if (outcome == CheckOutcome::Unsupported) {
@@ -474,10 +495,10 @@ int command_check_all(Context& ctx, bool fast) {
       ++skipped;
       continue;
     }
-    std::string result = outcome == CheckOutcome::Passed        ? ctx.green(pad("pass", 14))
-                         : outcome == CheckOutcome::BuildFailed ? ctx.red(pad("compile error", 14))
+    std::string result = outcome == CheckOutcome::Passed           ? ctx.green(pad("pass", 14))
+                         : outcome == CheckOutcome::BuildFailed    ? ctx.red(pad("compile error", 14))
                          : outcome == CheckOutcome::SanitizerFound ? ctx.red(pad("sanitizer", 14))
-                                                                : ctx.red(pad("fail", 14));
+                                                                   : ctx.red(pad("fail", 14));
     (outcome == CheckOutcome::Passed ? passed : failed) += 1;
     std::printf("%s %s\n", result.c_str(),
                 outcome == CheckOutcome::Passed ? ctx.progress.get(exercise.id).best.c_str() : "");
@@ -516,20 +537,27 @@ int command_hint(Context& ctx, const Exercise& exercise) {
   if (!title.empty())
     std::printf("The idea behind it: %s, section \"%s %s: %s\".\n", exercise.readme.c_str(), exercise.id.c_str(),
                 exercise.name.c_str(), title.c_str());
-  if (step.all_shown)
-    std::printf("That was every hint. Once your file passes, `workbook solution %s` shows the reference.\n",
+  if (step.shown_after >= static_cast<int>(hints.tiers.size()))
+    std::printf("That was every hint. Once your file passes, `./workbook solution %s` shows the reference.\n",
                 exercise.id.c_str());
-  else if (step.shown_after < static_cast<int>(hints.tiers.size()))
-    std::printf("Still stuck? `workbook hint %s` again shows the next one.\n", exercise.id.c_str());
+  else
+    std::printf("Still stuck? `./workbook hint %s` again shows the next one.\n", exercise.id.c_str());
   return kExitOk;
 }
 
 int command_solution(Context& ctx, const Exercise& exercise, bool force) {
   if (ctx.progress.get(exercise.id).state != ExerciseState::Done && !force) {
-    std::printf(
-        "The reference for %s is shown once your file passes (`workbook check %s`).\n"
-        "Try `workbook hint %s` first; `workbook solution %s --force` shows it anyway.\n",
-        exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str());
+    if (!visible_gpu())
+      std::printf(
+          "The reference for %s is shown once your file passes `./workbook check %s`, and grading needs a GPU, which "
+          "this machine does not have.\nTry `./workbook hint %s` first; `./workbook solution %s --force` shows the "
+          "reference now.\n",
+          exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str());
+    else
+      std::printf(
+          "The reference for %s is shown once your file passes (`./workbook check %s`).\n"
+          "Try `./workbook hint %s` first; `./workbook solution %s --force` shows it anyway.\n",
+          exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str(), exercise.id.c_str());
     return kExitFailed;
   }
   const std::string mine = ctx.source_path(exercise.stub), reference = ctx.source_path(exercise.solution);

@@ -3,11 +3,13 @@
 // 2 usage error, 77 no usable GPU.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/gpu.h"
 #include "tools/workbook/args.h"
+#include "tools/workbook/doctor_checks.h"
 #include "tools/workbook/manifest.h"
 #include "tools/workbook/progress.h"
 
@@ -41,6 +43,10 @@ enum class CheckOutcome { Passed, Failed, SanitizerFound, BuildFailed, NoGpu, Un
 // The next exercise to work on (progress.h) among those this machine's GPU can run; with no GPU
 // found, the next in course order.
 const Exercise* next_exercise_here(const Context& ctx);
+
+// The first GPU nvidia-smi lists (the one lessons run on), asked once per process; nothing when there is
+// no nvidia-smi or it lists none: then lessons and graded tests cannot run here.
+const std::optional<GpuQuery>& visible_gpu();
 
 struct CheckOptions {
   bool compact = false;  // one line per exercise (check all)

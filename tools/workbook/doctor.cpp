@@ -17,10 +17,14 @@ namespace {
 
 struct Doctor {
   int failures = 0, warnings = 0;
+  bool no_gpu = false;  // a machine without an NVIDIA GPU: a situation with a next step, not a fault
 
   void ok(const std::string& what) { std::printf("[ ok ] %s\n", what.c_str()); }
   void info(const std::string& what) { std::printf("[info] %s\n", what.c_str()); }
   void skip(const std::string& what) { std::printf("[skip] %s\n", what.c_str()); }
+  void note(const std::string& what, const std::string& next) {
+    std::printf("[note] %s\n       next: %s\n", what.c_str(), next.c_str());
+  }
   void warn(const std::string& what, const std::string& fix) {
     ++warnings;
     std::printf("[warn] %s\n       fix: %s\n", what.c_str(), fix.c_str());
@@ -166,7 +170,15 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
       "hides /usr/lib/wsl/lib/libcuda.so), update Windows and WSL (wsl --update), and check that "
       "/usr/lib/wsl/lib is on the library path; WSL1 has no GPU (wsl --set-version <distro> 2)";
   const bool smi_ok = !smi.empty() && smi_status == 0;
-  if (!smi_ok) {
+  doctor.no_gpu = !smi_ok && !wsl && !pci_lists_nvidia_gpu("/sys/bus/pci/devices");
+  if (doctor.no_gpu) {
+    doctor.note("no NVIDIA GPU on this machine: lessons, graded tests and benchmarks need one, and say so when run",
+                "until then, ./workbook check N.NN compiles your file and shows the compiler's errors;\n"
+                "       ./workbook hint N.NN and ./workbook solution N.NN --force work; ctest --preset default runs "
+                "the host tests.\n"
+                "       For grading: any NVIDIA GPU of compute capability 7.5 or newer (1.09, 1.10 and 5.05 need "
+                "8.0;\n       1.11-1.13 need 9.0, a Hopper GPU). Clone the project there and run ./workbook.");
+  } else if (!smi_ok) {
     doctor.fail(
         smi.empty() ? "nvidia-smi not found: no NVIDIA driver installed" : "nvidia-smi fails: the driver sees no GPU",
         wsl ? wsl_causes
@@ -189,8 +201,17 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
   }
 
   // One real kernel through the project's own build (its architectures, its runtime).
+  const std::string archs = cached("CMAKE_CUDA_ARCHITECTURES");
+  if (cache && !archs.empty())
+    doctor.info("this build compiles for sm_" + archs +
+                (cached("WORKBOOK_ARCHITECTURES_GUESSED").empty()
+                     ? std::string()
+                     : " (chosen because no GPU was visible when it was configured; a configure that sees a GPU "
+                       "builds for that GPU instead)"));
   if (!cache) {
-    doctor.skip("test kernel: the build is not configured yet (run ./workbook, then workbook doctor again)");
+    doctor.skip("test kernel: the build is not configured yet (run ./workbook, then ./workbook doctor again)");
+  } else if (doctor.no_gpu) {
+    doctor.skip("test kernel: no GPU to run it on");
   } else {
     const std::string cmake_command = cached("CMAKE_COMMAND").empty() ? "cmake" : cached("CMAKE_COMMAND");
     int built = -1;
@@ -202,7 +223,6 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
     } else {
       int probe_status = -1;
       std::map<std::string, std::string> facts = key_values(output_of({probe}, &probe_status));
-      const std::string archs = cached("CMAKE_CUDA_ARCHITECTURES");
       const int cc = static_cast<int>(parse_number(facts["compute_capability"]).value_or(0));
       const Version driver = decode_cuda_version(static_cast<int>(parse_number(facts["driver_version"]).value_or(0)));
       const Version runtime = decode_cuda_version(static_cast<int>(parse_number(facts["runtime_version"]).value_or(0)));
@@ -226,10 +246,10 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
         doctor.fail("the GPU is sm_" + std::to_string(cc) + "; the workbook (and CUDA 13) needs sm_75 or newer",
                     "use a Turing or newer GPU (RTX 20xx, T4, A100, RTX 30xx/40xx, H100)");
       } else if (cc > 0 && !architectures_cover(archs, cc)) {
-        doctor.fail(
-            "this build has no code for the GPU's sm_" + std::to_string(cc) + " (CMAKE_CUDA_ARCHITECTURES=" + archs +
-                "): lessons fail with \"no kernel image is available\"",
-            "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc) + " && workbook check again");
+        doctor.fail("this build has no code for the GPU's sm_" + std::to_string(cc) +
+                        " (CMAKE_CUDA_ARCHITECTURES=" + archs + "): lessons fail with \"no kernel image is available\"",
+                    "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc) +
+                        " && ./workbook check again");
       } else if (probe_status == kExitNoGpu) {
         doctor.fail("the CUDA runtime sees no GPU: " + facts["probe"],
                     wsl ? wsl_causes
@@ -241,7 +261,7 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
                         ? "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc)
                         : "run nvidia-smi; reboot after a driver update");
       }
-      // The rungs that need a newer GPU (1.10 sm_80, 1.11-1.13 Hopper): which of them this one runs.
+      // The rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 Hopper): which of them this one runs.
       if (probe_status == 0 && cc > 0) {
         const ManifestResult loaded = load_manifest(build_dir);
         if (loaded.manifest) {
@@ -265,25 +285,56 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
     }
   }
 
+  // compute-sanitizer: part of every grade (memcheck; racecheck and synccheck where threads share memory).
+  const std::string sanitizer = find_program("compute-sanitizer");
+  const std::string sanitizer_off_path =
+      sanitizer.empty() ? find_program("compute-sanitizer", {"/usr/local/cuda/bin"}) : std::string();
+  const std::string configured_sanitizer = cached("WORKBOOK_COMPUTE_SANITIZER");
+  if (sanitizer.empty() && sanitizer_off_path.empty() && doctor.no_gpu)
+    doctor.info(
+        "compute-sanitizer not found: every grade runs it, so install it where the GPU is (it ships with "
+        "the CUDA toolkit, bin/compute-sanitizer)");
+  else if (sanitizer.empty() && sanitizer_off_path.empty())
+    doctor.fail(
+        "compute-sanitizer not found: the sanitizer part of every grade cannot run, so no exercise can be "
+        "marked done",
+        "it ships with the CUDA toolkit (bin/compute-sanitizer; Debian/Ubuntu package cuda-sanitizer-<version>): "
+        "install it, put its folder on PATH, then configure again (cmake --preset default)");
+  else if (cache && contains(configured_sanitizer, "NOTFOUND") && !doctor.no_gpu)
+    doctor.fail("compute-sanitizer is installed (" + (sanitizer.empty() ? sanitizer_off_path : sanitizer) +
+                    ") but the build did not find it: ctest's grade would fail for want of it",
+                "configure again: cmake --preset default");
+  else
+    doctor.ok("compute-sanitizer " + (sanitizer.empty() ? sanitizer_off_path : sanitizer));
+
   // Hardware counters for `workbook profile`.
   const std::string ncu = find_ncu();
   const std::optional<bool> restricted = profiling_restricted(read_file("/proc/driver/nvidia/params").value_or(""));
-  if (ncu.empty())
-    doctor.warn("ncu (Nsight Compute) not found: workbook profile will not work",
-                "it ships with the CUDA toolkit: export PATH=/usr/local/cuda/bin:$PATH, or install nsight-compute");
+  if (ncu.empty() && doctor.no_gpu)
+    doctor.info("ncu (Nsight Compute) not found: ./workbook profile needs it and a GPU; install it where the GPU is");
+  else if (ncu.empty())
+    doctor.warn(
+        "ncu (Nsight Compute) not found (not on PATH, /usr/local/cuda/bin or /opt/nvidia/nsight-compute): "
+        "./workbook profile will not work",
+        "install Nsight Compute: the nsight-compute package from NVIDIA's CUDA repository, or "
+        "https://developer.nvidia.com/nsight-compute; then put its folder on PATH");
   else if (restricted.value_or(false) && ::geteuid() != 0)
     doctor.warn("GPU performance counters are restricted to administrators: ncu fails with ERR_NVGPUCTRPERM",
                 "echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee "
-                "/etc/modprobe.d/nvidia-profiling.conf, then reboot (or run workbook profile with sudo)");
+                "/etc/modprobe.d/nvidia-profiling.conf, then reboot (or run ./workbook profile with sudo)");
   else
     doctor.ok("ncu " + ncu +
               (restricted ? (*restricted ? " (running as root)" : ", counters permitted")
                           : " (counter permission not readable here)"));
 
-  std::printf("\n%s\n", doctor.failures
-                            ? (std::to_string(doctor.failures) + " problem(s) to fix, listed above.").c_str()
-                            : (doctor.warnings ? "Usable, with the warnings above."
-                                               : "Everything the workbook needs is in place."));
+  std::string verdict = doctor.failures   ? std::to_string(doctor.failures) + " problem(s) to fix, listed above."
+                        : doctor.warnings ? std::string("Usable, with the warnings above.")
+                                          : std::string("Everything the workbook needs is in place.");
+  if (doctor.no_gpu && !doctor.failures)
+    verdict =
+        "Ready for the part of the course that needs no GPU (the note above says what that is); "
+        "grading needs an NVIDIA GPU.";
+  std::printf("\n%s\n", verdict.c_str());
   return doctor.failures ? kExitFailed : kExitOk;
 }
 

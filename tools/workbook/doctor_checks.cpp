@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tools/workbook/doctor_checks.h"
 
+#include <dirent.h>
+
 #include <regex>
 #include <tuple>
 
@@ -82,6 +84,22 @@ bool architectures_cover(const std::string& architectures, int cc) {
     if (has_ptx && number <= cc) return true;
   }
   return false;
+}
+
+bool pci_lists_nvidia_gpu(const std::string& pci_devices_dir) {
+  DIR* dir = ::opendir(pci_devices_dir.c_str());
+  if (dir == nullptr) return false;
+  bool found = false;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    const std::string device = join_path(pci_devices_dir, name);
+    const std::string vendor = trim(read_file(join_path(device, "vendor")).value_or(""));
+    const std::string klass = trim(read_file(join_path(device, "class")).value_or(""));
+    if (vendor == "0x10de" && starts_with(klass, "0x03")) found = true;
+  }
+  ::closedir(dir);
+  return found;
 }
 
 bool is_wsl(const std::string& proc_version) {

@@ -35,6 +35,10 @@ int newest_clang_for_cuda(const Version& cuda);
 // code that runs on compute capability `cc` (e.g. 90)? PTX of a lower arch also runs (JIT).
 bool architectures_cover(const std::string& architectures, int cc);
 
+// Whether a folder laid out like /sys/bus/pci/devices holds an NVIDIA display or 3D controller (vendor
+// 0x10de, class 0x03xxxx): a GPU whose driver is missing, as opposed to a machine without one.
+bool pci_lists_nvidia_gpu(const std::string& pci_devices_dir);
+
 // /proc/version mentions Microsoft under WSL.
 bool is_wsl(const std::string& proc_version);
 // /proc/driver/nvidia/params: "RmProfilingAdminOnly: 1" -> counters restricted to admins.

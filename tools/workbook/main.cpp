@@ -82,13 +82,13 @@ int main(int argc, char** argv) {
   if (!command.exercise.empty()) {
     exercise = ctx.manifest.find(command.exercise);
     if (exercise == nullptr) {
-      std::fprintf(stderr, "workbook: there is no exercise %s in this build (workbook list shows them all).\n",
+      std::fprintf(stderr, "workbook: there is no exercise %s in this build (./workbook list shows them all).\n",
                    command.exercise.c_str());
       return kExitUsage;
     }
   }
   if (command.verb == Verb::Bench && command.phase >= 0 && ctx.manifest.in_phase(command.phase).empty()) {
-    std::fprintf(stderr, "workbook: phase %d has no exercises in this build (workbook list shows them all).\n",
+    std::fprintf(stderr, "workbook: phase %d has no exercises in this build (./workbook list shows them all).\n",
                  command.phase);
     return kExitUsage;
   }

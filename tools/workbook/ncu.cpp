@@ -65,7 +65,7 @@ NcuReport parse_ncu_csv(const std::string& text) {
     report.problem =
         "ncu may not read the GPU's performance counters as this user (ERR_NVGPUCTRPERM). Fix: run as root "
         "(sudo), or allow all users: echo 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' | sudo tee "
-        "/etc/modprobe.d/nvidia-profiling.conf, then reboot (see `workbook doctor`)";
+        "/etc/modprobe.d/nvidia-profiling.conf, then reboot (see `./workbook doctor`)";
     return report;
   }
   std::vector<std::string> header;

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 // workbook doctor's text handling: versions, host compiler limits, architectures, WSL, counters.
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <string>
+
 #include "common/catch.h"
 #include "tools/workbook/doctor_checks.h"
+#include "tools/workbook/text.h"
 
 using wbcli::Version;
 
@@ -62,4 +68,22 @@ TEST_CASE("nvidia-smi's compute capability and name, for which rungs the GPU run
   CHECK_FALSE(wbcli::parse_gpu_query("").has_value());
   CHECK_FALSE(
       wbcli::parse_gpu_query("NVIDIA-SMI has failed because it couldn't communicate with the driver").has_value());
+}
+
+TEST_CASE("an NVIDIA GPU on the PCI bus tells a missing driver from a machine without a GPU", "[host][workbook]") {
+  char dir[] = "/tmp/wb_pci_XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  const std::string root = dir;
+  auto device = [&root](const std::string& slot, const std::string& vendor, const std::string& klass) {
+    REQUIRE(wbcli::make_directories(root + "/" + slot));
+    REQUIRE(wbcli::write_file(root + "/" + slot + "/vendor", vendor + "\n"));
+    REQUIRE(wbcli::write_file(root + "/" + slot + "/class", klass + "\n"));
+  };
+  CHECK_FALSE(wbcli::pci_lists_nvidia_gpu(root + "/missing"));
+  device("0000:00:02.0", "0x8086", "0x030000");  // an Intel display controller
+  device("0000:00:1f.3", "0x10de", "0x040300");  // an NVIDIA audio function, not a GPU
+  CHECK_FALSE(wbcli::pci_lists_nvidia_gpu(root));
+  device("0000:17:00.0", "0x10de", "0x030200");  // an NVIDIA 3D controller (H100, A100, T4)
+  CHECK(wbcli::pci_lists_nvidia_gpu(root));
+  CHECK(std::system(("rm -rf " + root).c_str()) == 0);
 }
