@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The one result line every lesson prints (DESIGN.md), and its CSV twin for tools:
+// The one result line every lesson prints, and its CSV twin for tools:
 //   0.02 vector_add        n=64M        0.272 ms ±0.4%   2960 GB/s   88% DRAM peak   99% of memcpy  PASS
 //   0.02 vector_add        n=64M        0.003 ms ±0.4%   -           -               -              FAIL output untouched
 // A failed line prints no rate and no percentages (a kernel that wrote nothing "runs" at any speed),

@@ -7,7 +7,7 @@
 // Task: out[i] = sum over k in [-3, 3] of w[k + 3] * in[i + k], with in[j] = 0 outside [0, n).
 // Declare the weights in constant memory and fill them in set_stencil_weights; in stencil_1d_kernel
 // declare the shared tile, load it with its halos, wait for the block, then sum.
-// Seed idea: the memory hierarchy: constant memory broadcast, shared-memory tiles (seed 000).
+// Source: CUDA C++ Programming Guide, "Memory Hierarchy": constant memory broadcast, shared-memory tiles.
 // Run:   ./workbook run 0.04 [-- --size 64M]
 // Check: ./workbook check 0.04
 // Aim:   stencil_1d near 70% of the cudaMemcpy bandwidth (H100): 7 reads per output cost no more than 1.

@@ -7,7 +7,8 @@
 // Task: out[r][c] = in[r][c] * s on a row-major rows x cols matrix. In scale_row_per_thread_kernel
 // thread t owns row t and walks along it; in scale_column_per_thread_kernel thread t owns column t
 // and walks down it. Write both index mappings and bounds checks, then compare the two result lines.
-// Seed idea: coalescing: "thread i should access data[i], not data[i * stride]" (seeds 000, 003).
+// Source: CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory": thread i reads data[i], not
+// data[i * stride].
 // Run:   ./workbook run 0.05 [-- --size 8192x8192]
 // Check: ./workbook check 0.05
 // Aim:   scale_column_per_thread at 4-5x the GB/s of scale_row_per_thread at 8192x8192 (H100).

@@ -7,7 +7,7 @@
 // Task: the input is cut into segments of 32, one per warp. Write warp_broadcast_kernel,
 // warp_sums_kernel and warp_inclusive_scan_kernel: lanes past n contribute 0 and take part in
 // every shuffle; only the loads and stores are guarded.
-// Seed idea: warp shuffles (seed 000) and the __shfl_down_sync deadlock war story (seed 003).
+// Source: CUDA C++ Programming Guide, "Warp Shuffle Functions"; NVIDIA blog, "Using CUDA Warp-Level Primitives".
 // Run:   ./workbook run 0.07 [-- --size 64M]
 // Check: ./workbook check 0.07
 // Aim:   broadcast and scan at ~75% of the cudaMemcpy bandwidth, warp_sums ~50% (H100):
@@ -30,7 +30,7 @@ static_assert(kBlockSize % kWarpSize == 0, "a block must hold whole warps");
 // The mask of a *_sync shuffle is a promise: "all these lanes execute this shuffle together".
 // With 0xffffffff all 32 lanes must arrive. A lane that skipped it (an `if (i < n)` around the
 // shuffle, an early `return`) breaks the promise: undefined behaviour, which may return garbage
-// or hang the GPU with no error message. Seed 003's softmax hung for exactly this reason: a
+// or hang the GPU with no error message. A softmax kernel hangs for exactly this reason when it puts a
 // full-mask __shfl_down_sync inside `if (lane < num_warps)`. So: every lane loads its value or a
 // neutral 0 when it is past n, every lane shuffles, and only the loads and stores are guarded.
 constexpr unsigned kFullMask = 0xffffffffu;

@@ -7,7 +7,8 @@
 // Task: write pipeline_streams: cut n into num_chunks chunks (the last one shorter) and issue each
 // chunk's copy in, process() and copy out on one stream, round-robin over the streams. process() and
 // pipeline_serial() are given: the serial version is the yardstick.
-// Seed idea: the stream overlap pipeline (seed 001) and "PCIe, not the kernel, is the cost" (seed 003).
+// Source: Mark Harris, "How to Overlap Data Transfers in CUDA C/C++" (NVIDIA blog); CUDA C++ Programming
+// Guide, "Asynchronous Concurrent Execution". For a light kernel the PCIe copies, not the kernel, cost the most.
 // Run:   ./workbook run 0.09 [-- --size 64M]
 // Check: ./workbook check 0.09
 // Aim:   pipeline_streams >= 1.8x pipeline_serial and >= 90% of the overlap bound measured in the same run.

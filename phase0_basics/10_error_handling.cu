@@ -7,7 +7,7 @@
 // buffer, which only guard canaries or compute-sanitizer memcheck reveal.
 // Task: scale_in_place (data[i] *= s) has two bugs, each marked for you. Check the launch, and keep the
 // extra threads of the last block (i >= n) away from memory.
-// Seed idea: "check for launch errors with cudaGetLastError" after every launch (seed 000).
+// Source: CUDA C++ Programming Guide, "Error Checking": cudaGetLastError after every launch.
 // Run:   ./workbook run 0.10 [-- --size 64M]
 // Check: ./workbook check 0.10
 // Aim:   both demos report the bug caught; scale_in_place near 80% of the cudaMemcpy bandwidth.

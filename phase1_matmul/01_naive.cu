@@ -7,8 +7,8 @@
 // Task: in matmul_naive_kernel compute this thread's row and col (threadIdx.x picks the ROW, on
 // purpose), accumulate the dot product of row `row` of A and column `col` of B over K, and write
 // the guarded epilogue.
-// Seed idea: "naive matmul reads 2K global values per output element" and "thread i should access
-// data[i], not data[i * stride]" (seed 003); step 1 of the SGEMM ladder (seed 002).
+// Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 1
+// (naive): each output element reads 2K values from global memory.
 // Run:   ./workbook run 1.01 [-- --size 4096]
 // Check: ./workbook check 1.01
 // Aim:   correct first; about 1-2% of cuBLAS on an H100. 1.02 shows where the rest went.

@@ -6,8 +6,8 @@
 // instruction moves one 128-byte line instead of 32 scattered sectors.
 // Task: in matmul_coalesced_kernel let threadIdx.x pick the COLUMN and threadIdx.y the row, and
 // write the same k loop and guarded epilogue as in 1.01. The launcher's grid is already swapped.
-// Seed idea: "thread i should access data[i], not data[i * stride]" (seed 003); step 2 of the
-// SGEMM ladder, global memory coalescing (seed 002).
+// Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 2
+// (global memory coalescing: neighbouring threads read neighbouring addresses).
 // Run:   ./workbook run 1.02 [-- --size 4096]
 // Check: ./workbook check 1.02
 // Aim:   about 10-15% of cuBLAS on an H100, 5-10x the naive rung.

@@ -9,8 +9,8 @@
 // Task: write matmul_warptiling_kernel: the lane's place in its warp tile, the float4 loads of
 // the A and B tiles (guarded in the CHECKED variant), the transposed store of A, the double-buffered
 // loop over K with its register outer products, and the epilogue.
-// Seed idea: "Register Outer Product" and "Using Float4" in the SGEMM notes (seed 002), one level
-// up: the warp, not the block, is the unit that shares fragments.
+// Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 10
+// (warptiling); CUTLASS, "Efficient GEMM in CUDA": the warp, not the block, is the unit that shares fragments.
 // Run:   ./workbook run 1.07 [-- --size 4096]
 // Check: ./workbook check 1.07
 // Aim:   >= 80% of cuBLAS SGEMM at 4096 on an H100 (the reference solution: 89% at 4096, 90% at 8192).

@@ -9,7 +9,7 @@
 // Task: in matmul_tensor_core_tf32_kernel place each warp in the block tile, run the fragment
 // loads and mma_sync over each shared-memory tile, and write the accumulators out through a
 // per-warp shared-memory scratch tile with alpha, beta and bounds checks.
-// Seed idea: "cuBLAS FP16: 170% of FP32 peak: tensor cores in action" (seed 003).
+// Source: CUDA C++ Programming Guide, "Warp Matrix Functions" (nvcuda::wmma, TF32).
 // Run:   ./workbook run 1.09 [-- --size 4096]
 // Check: ./workbook check 1.09
 // Aim:   >= 50% of cublasGemmEx TF32. The rest of the way needs Hopper's wgmma (asynchronous

@@ -14,7 +14,7 @@
 // Task: in mma_sync_kernel write the ldmatrix addressing of the A and B fragments, the pipeline
 // (which stage to wait for, which to refill, where the barrier goes) and the epilogue from the
 // accumulator layout.
-// Seed idea: "cuBLAS FP16: 170% of FP32 peak: tensor cores in action" (seed 003), one level down.
+// Source: PTX ISA, "Warp Level Matrix Multiply-Accumulate Instructions" (mma.sync, ldmatrix) and cp.async.
 // Run:   ./workbook run 1.10 [-- --size 4096]
 // Check: ./workbook check 1.10
 // Aim:   >= 50% of the best cuBLAS BF16 GEMM at 4096 on an H100. mma.sync is an Ampere instruction:

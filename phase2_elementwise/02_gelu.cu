@@ -8,7 +8,7 @@
 // Task: write gelu_tanh_scalar, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in float with
 // tanhf, then gelu_tanh_kernel, 2.01's kernel shape (kItemsPerThread loads before the first store)
 // applying it to every element.
-// Seed idea: "GELU 461 GB/s (91.5% peak): tanh approximation adds negligible compute" (seed 003).
+// Source: Hendrycks & Gimpel, "Gaussian Error Linear Units (GELUs)" (2016), for the tanh approximation.
 // Run:   ./workbook run 2.02 [-- --size 64M]
 // Check: ./workbook check 2.02
 // Aim:   the same % of memcpy as 2.01's relu (>= 98% on an H100): the math is free.

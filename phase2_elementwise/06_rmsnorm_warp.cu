@@ -8,7 +8,8 @@
 // Task: write rmsnorm_warp_kernel: each warp owns one row (a block's 8 warps, 8 consecutive rows);
 // its lanes sum squares over a strided slice (float4 when kFloat4), the butterfly gives every lane
 // the row's sum, and a second pass re-reads the slice and writes in * rsqrt(mean + eps) * weight.
-// Seed idea: "RMSNorm v2 (warp shuffle only)" and the __shfl_down_sync deadlock story (seed 003).
+// Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); NVIDIA blog, "Using CUDA
+// Warp-Level Primitives" (the butterfly, and why every lane of a full mask must reach the shuffle).
 // Run:   ./workbook run 2.06 [-- --size 65536x1024]
 // Check: ./workbook check 2.06
 // Aim:   >= 90% of cudaMemcpy at 262144 x 256 and ahead of 2.05 there; behind 2.05 from 4096 on.

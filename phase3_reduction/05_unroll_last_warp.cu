@@ -7,8 +7,8 @@
 // Task: write warp_sum_last_64, the block's last steps (64 partial sums to 1) run by the 32 threads
 // of warp 0 alone, ordered with __syncwarp() instead of block barriers. The rest of the kernel is
 // given.
-// Seed idea: "unroll last warp" (seed 002, CUDA Reduction Kernel), rewritten for independent thread
-// scheduling (the seed's version is the pre-Volta one).
+// Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #5:
+// unroll the last warp, rewritten for independent thread scheduling (the original is pre-Volta).
 // Run:   ./workbook run 3.05 [-- --size 256M]
 // Check: ./workbook check 3.05
 // Aim:   2 barriers per block instead of 8: about 69% of CUB on an H100 (2065 GB/s on 1 GiB).

@@ -8,8 +8,8 @@
 // Task: in reduce_last_block_kernel, let the block that finishes last add every block's sum and write
 // the total. In reduce_block_atomics_kernel, add the block's sum into *out with one atomic per block.
 // Block sums and loads are 3.08's (given).
-// Seed idea: the two-pass reduction of seed 001 (partial sums, then a final pass) folded into one
-// launch; seed 000's atomics for the cross-block step.
+// Source: CUDA C++ Programming Guide, "Memory Fence Functions" (its example: the last block to finish sums
+// the partial sums) and "Atomic Functions": the two passes of 3.08 folded into one launch.
 // Run:   ./workbook run 3.09 [-- --size 256M]
 // Check: ./workbook check 3.09
 // Aim:   both at CUB's speed on 1 GiB (>= 95%); the last-block version is deterministic.

@@ -6,8 +6,8 @@
 // a workspace allocated once, outside any timed loop, instead of a cudaMalloc per call.
 // Task: in reduce_cub, query temp_bytes, check that it fits the workspace, and run the sum on the
 // launcher's stream.
-// Seed idea: the seeds' reductions end where a library starts: CUB's DeviceReduce is the tuned
-// version of 3.08/3.09 (seed 002's ladder, seed 001's two-pass reduction).
+// Source: the CUB documentation, cub::DeviceReduce: the tuned library version of 3.08/3.09, where
+// hand-written reductions end.
 // Run:   ./workbook run 3.10 [-- --size 256M]
 // Check: ./workbook check 3.10
 // Aim:   100% of CUB by definition (the line shows the run-to-run noise); about 3050 GB/s on an H100.

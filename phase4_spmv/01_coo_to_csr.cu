@@ -8,8 +8,9 @@
 // segmented sort puts each row's columns in order, as CSR requires.
 // Task: write count_entries_kernel (how many entries each row has) and scatter_entries_kernel (copy
 // every entry into a free slot of its row). The scan and the per-row sort are given (CUB).
-// Seed idea: CSR's "Row Ptr: [0, 3, 7, 9, ...]" is the exclusive scan of the row lengths (seed 004, part
-// 3.1); the SPASM strategy's preprocessing (template sorting) is the same kind of host-free conversion.
+// Source: Bell & Garland, "Implementing Sparse Matrix-Vector Multiplication on Throughput-Oriented Processors"
+// (SC 2009), for CSR; Kirk & Hwu, PMPP, the parallel scan chapter: row_ptr is the exclusive scan of
+// the row lengths.
 // Run:   ./workbook run 4.01 [-- --gen uniform|poisson|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.01

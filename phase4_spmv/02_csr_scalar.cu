@@ -9,8 +9,9 @@
 // finally the whole GPU wait for it.
 // Task: write spmv_csr_scalar_kernel, y = A x with one thread per row: thread r computes y[r], the
 // dot product of row r with x, in a register, and stores it once.
-// Seed idea: "Row Ptr: irregular access, Col Idx: random access -> coalesced access nearly impossible"
-// (seed 004, part 3.1, why CSR is hard on a GPU).
+// Source: Bell & Garland, "Implementing Sparse Matrix-Vector Multiplication on Throughput-Oriented Processors"
+// (SC 2009), the scalar CSR kernel: irregular row lengths and random column indices leave a
+// warp little to coalesce.
 // Run:   ./workbook run 4.02 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.02

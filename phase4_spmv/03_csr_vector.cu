@@ -8,8 +8,8 @@
 // Task: in spmv_csr_vector_kernel let the 32 lanes of a warp share its row so that their loads
 // coalesce, combine their partial sums without shared memory, and store y[row] once (0 for an empty
 // row).
-// Seed idea: "coalesced access: 4 transactions (optimal)" and warp-level work on regular pieces (seed
-// 004, parts 2 and 3.2: coalescing, and warps as the unit that processes blocks).
+// Source: Bell & Garland, "Implementing Sparse Matrix-Vector Multiplication on Throughput-Oriented Processors"
+// (SC 2009), the vector CSR kernel: a warp per row reads the row's entries coalesced.
 // Run:   ./workbook run 4.03 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.03

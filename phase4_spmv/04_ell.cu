@@ -8,8 +8,9 @@
 // (one row of 65536 entries pads 4M rows to 2^38 slots: the lesson refuses it and says so).
 // Task: in spmv_ell_kernel, one thread per row, compute the row's entry of y from its width slots,
 // skipping the padding.
-// Seed idea: regular structure "continuous storage -> vectorized load, perfect coalesced access" at the
-// price of stored padding (seed 004, part 3.1; SPASM keeps the regularity and drops most padding).
+// Source: Bell & Garland, "Implementing Sparse Matrix-Vector Multiplication on Throughput-Oriented Processors"
+// (SC 2009), ELL: a regular, column-major layout reads coalesced at the price of stored padding
+// (SPASM, 4.07, keeps the regularity and drops most of the padding).
 // Run:   ./workbook run 4.04 [-- --gen poisson|uniform|banded|block --rows 4M | --matrix F]
 // Check: ./workbook check 4.04
 // Aim:   on an H100 at 4M rows: 135% of cuSPARSE CSR on poisson, 104% on uniform, 120% on block (even

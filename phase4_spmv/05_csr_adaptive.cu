@@ -9,9 +9,9 @@
 // of them is the kernel's tail.
 // Task: in csr_adaptive_plan_kernel find each chunk's first row by binary search; in
 // spmv_csr_adaptive_kernel stage the block's products into shared memory and sum each row from there.
-// Seed idea: "Shared memory: most important optimization tool ... reduce global memory access count,
-// use coalesced access" (seed 004, parts 1.3 and 2.4): the coalesced stream is what one thread per row
-// (4.02) could not have.
+// Source: Greathouse & Daga, "Efficient Sparse Matrix-Vector Multiplication on GPUs Using the CSR Storage
+// Format" (SC 2014), CSR-Adaptive: a coalesced stream through shared memory, which one thread per row (4.02)
+// could not have.
 // Run:   ./workbook run 4.05 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.05

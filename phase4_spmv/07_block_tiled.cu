@@ -10,8 +10,8 @@
 // Task: in block_row_spmv (called by spmv_block_tiled_kernel) let one warp compute a block row's 4
 // rows of y: each lane sums one row of the blocks its slot owns, finding the entries through the
 // block's template instead of per-entry columns; then the slots' sums become y.
-// Seed idea: "32 threads in warp process 8 4x4 blocks ... pre-decode ... sort by template ID, group same
-// patterns together ... tile-level vector prefetch to shared memory" (seed 004, parts 3.2 and 3.3).
+// Source: SPASM's block-tiled SpMV: a warp works on 8 4x4 blocks at a time, blocks are pre-decoded and grouped
+// by template, and each tile's slice of x is prefetched into shared memory.
 // Run:   ./workbook run 4.07 [-- --gen block|poisson|banded --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.07

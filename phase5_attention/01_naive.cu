@@ -7,7 +7,8 @@
 // scores out: heads x seq x seq floats, 1 GiB per head at seq 16384.
 // Task: write the three kernels: the scaled, masked scores; the row softmax that also writes L (2.07's
 // idea, one block per row); and O = P V.
-// Seed idea: softmax as max, sum of exp and normalize, the foundation of attention (seed 003).
+// Source: Vaswani et al., "Attention Is All You Need" (2017), scaled dot-product attention; its softmax is
+// max, sum of exp and normalize (2.07).
 // Run:   ./workbook run 5.01 [-- --size 16x4096x64]
 // Check: ./workbook check 5.01
 // Aim:   correct first; it runs at ~2% of the FP32 peak, 0.04-0.08x of 5.02 on an H100.

@@ -13,7 +13,8 @@
 // the scale saves a multiply per score.
 // Task: write the four device functions: a tile's scores, the online softmax update (with the rescale
 // of O), the P V product from the score registers, and the epilogue. Loads, masks and the loop are given.
-// Seed idea: online softmax, "THE algorithmic foundation of Flash Attention" (seed 003), on tensor cores.
+// Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023): the
+// online softmax on tensor cores; PTX ISA, "Warp Level Matrix Multiply-Accumulate Instructions".
 // Run:   ./workbook run 5.05 [-- --size 16x4096x128]
 // Check: ./workbook check 5.05
 // Aim:   >= 2x 5.02 at 16x4096x128 (the reference: 7x), and >= 70% of PyTorch's FlashAttention-2

@@ -8,7 +8,8 @@
 // and how a memory-bound kernel keeps enough 16-byte loads in flight to run at the copy's speed.
 // Task: write the split count, a split's key range, the causal end of a decoding query, the partial's
 // store and the merge. The per-split loop (5.03's online softmax, one warp wide) is given.
-// Seed idea: the online softmax's merge (seed 003, 2.08) applied across blocks: flash decoding.
+// Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context inference" (2023): 2.08's online-softmax
+// merge applied across splits of the KV cache.
 // Run:   ./workbook run 5.06 [-- --size 32x1x32768x128]
 // Check: ./workbook check 5.06
 // Aim:   >= 70% of memcpy at 32x1x32768x128 (bytes: K and V read once), several x the one-split kernel.

@@ -75,7 +75,7 @@ class AttentionBench {
 
 // The whole lesson of an exercise: verify, time, verify again, time the yardstick, print the line.
 int run_attention_lesson(wb::Lesson& lesson, const char* launcher, const AttentionKernel& kernel, bool causal);
-// 5.05's: the same for a BF16 launcher, --size default 16x4096x128 (the bar of DESIGN.md), BF16 inputs
+// 5.05's: the same for a BF16 launcher, --size default 16x4096x128 (the shape of its aim), BF16 inputs
 // made from the same random floats; the line reads TFLOP/s, % of the BF16 tensor peak, and x of 5.02
 // (the cuBLAS path in FP32 on the BF16 inputs widened, timed in the same run).
 int run_bf16_attention_lesson(wb::Lesson& lesson, const char* launcher, Bf16AttentionLauncher launch,

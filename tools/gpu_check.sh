@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu_check.sh [build|test|sanitize|pristine|lessons|all]...
-# The maintainer's verification on a GPU machine, in stages so each fits a time slot:
+# The maintainer's verification on a GPU machine, in stages that can run one at a time:
 #   build     configure and build the gpu preset (sm_90, Release, -Werror)
 #   test      host and solution tests
 #   sanitize  compute-sanitizer memcheck/racecheck/synccheck/initcheck on every solution
@@ -10,7 +10,7 @@
 #   bench2    every phase 2 kernel at several sizes against memcpy (CSV to $OUT/p2_bench.csv)
 #   bench4    every phase 4 SpMV kernel on every generator at 4M rows against cuSPARSE CSR (CSV to $OUT/p4_bench.csv)
 #   bench3    the phase 3 reduction ladder on 1 GiB and 64 MiB against CUB (CSV to $OUT/p3_bench.csv)
-# Logs go to $OUT (or build/gpu/logs) so they can be kept after the machine is gone.
+# Logs go to $OUT when it is set, else to build/gpu/logs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-build/gpu/logs}

@@ -4,10 +4,10 @@
 
     python3 tools/peer_pytorch.py [--phase N]... [--out FILE] [--repeat N] [--list]
 
-An optional maintainer script (DESIGN.md "Peers"): torch is never a dependency of the build or of the
+An optional maintainer script: torch is never a dependency of the build or of the
 tests. Where `import torch` fails it prints one line and exits 77 (the course's "cannot run here").
 
-The course's timing rules hold (DESIGN.md "Honest numbers"): CUDA events on the current stream, two
+The course's timing rules hold: CUDA events on the current stream, two
 warm-up calls discarded, a cold L2 before each repeat of a memory-bound op (a buffer of at least twice
 the L2 size is written between repeats, outside the timed region), median and min of the repeats.
 Rates are counted as the lessons count them: the minimum bytes read + written over the median time,

@@ -31,7 +31,9 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("the result line has every DESIGN.md column with units", "[host][report]") {
+TEST_CASE("the result line has its columns with units: id and launcher; size; time and spread; rate; % of peak; "
+          "% of the yardstick; verdict",
+          "[host][report]") {
   const std::string text = wb::format_result_line(sample_line());
   INFO(text);
   CHECK(text.rfind("0.02 ", 0) == 0);

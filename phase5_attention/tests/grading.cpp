@@ -374,7 +374,7 @@ std::vector<AttentionCase> large_cases(bool causal) {
 std::vector<AttentionCase> bf16_large_cases(bool causal) {
   std::vector<AttentionCase> cases = large_cases(causal);
   if (wb::test::sanitize_mode()) return cases;
-  AttentionCase lesson;  // the lesson's shape and the bar of DESIGN.md
+  AttentionCase lesson;  // the lesson's shape, the one its aim is set at
   lesson.shape = AttentionShape{16, 4096, 4096, 128, causal};
   cases.push_back(lesson);
   return cases;

@@ -6,7 +6,7 @@
 // last block then needs the bounds check `i < n`, and why n = 0 must not launch at all.
 // Task: in record_thread_indices_kernel compute the global index and, for i < n, record i, the
 // block and the thread. In the launcher compute the number of blocks for n elements.
-// Seed idea: the thread hierarchy: grid -> blocks -> threads, one element per thread (seed 000).
+// Source: CUDA C++ Programming Guide, "Thread Hierarchy": grid -> blocks -> threads, one element per thread.
 // Run:   ./workbook run 0.01 [-- --size 64M]
 // Check: ./workbook check 0.01
 // Aim:   every block size from 1 to 1024 covers every n; the write-only kernel near the memcpy bandwidth.

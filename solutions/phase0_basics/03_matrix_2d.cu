@@ -8,7 +8,8 @@
 // Task: out[r][c] = in[r][c] * scale + bias[c]. In matrix_scale_bias_kernel compute the column and
 // the first row, check both bounds, and loop over rows with the grid's height as stride. In the
 // launcher cap the grid's height at 65535 blocks.
-// Seed idea: 2D indexing and coalescing: threads of a warp on consecutive addresses (seed 000).
+// Source: CUDA C++ Programming Guide, "Thread Hierarchy" (2D blocks); CUDA C++ Best Practices Guide,
+// "Coalesced Access to Global Memory" (the threads of a warp on consecutive addresses).
 // Run:   ./workbook run 0.03 [-- --size 8192x8192]
 // Check: ./workbook check 0.03
 // Aim:   >= 90% of the cudaMemcpy bandwidth measured in the same run.

@@ -7,7 +7,8 @@
 // stream, the math mode) and that one flag decides whether "FP32" GEMM uses the tensor cores.
 // Task: finish sgemm_row_major: bind the stream, set the math mode, and call cublasSgemm with the
 // swapped arguments. matmul_cublas calls it with CUBLAS_PEDANTIC_MATH (true FP32, no tensor cores).
-// Seed idea: "Row-Major cuBLAS Trick" (seed 003): swap A and B, swap M and N.
+// Source: cuBLAS documentation, "Data Layout" (column-major): row-major C = A B is column-major C^T = B^T A^T,
+// so swap A and B, swap M and N.
 // Run:   ./workbook run 1.08 [-- --size 4096]
 // Check: ./workbook check 1.08
 // Aim:   matmul_cublas at ~100% of cuBLAS (it is cuBLAS); the TF32 line 4-8x faster on an H100, with

@@ -14,8 +14,8 @@
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel write the k loop over a stage (descriptors, fence, wgmma, commit, wait), the
 // proxy fence of the pipeline, and the epilogue from the wgmma accumulator layout.
-// Seed idea: "cuBLAS FP16: 170% of FP32 peak: tensor cores in action" (seed 003): this is the
-// instruction cuBLAS uses on Hopper.
+// Source: PTX ISA, "Warpgroup level matrix multiply-accumulate instructions: wgmma"; Pranjal Shankhdhar,
+// "Outperforming cuBLAS on H100: a Worklog". wgmma is the instruction cuBLAS's Hopper kernels use.
 // Run:   ./workbook run 1.11 [-- --size 4096]
 // Check: ./workbook check 1.11
 // Aim:   faster than 1.10 at 4096 and 8192 on an H100. Needs sm_90a: elsewhere it is skipped.

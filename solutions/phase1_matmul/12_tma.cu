@@ -11,9 +11,10 @@
 // tensor cores then read the stage with wgmma; a stage is refilled only after the wgmma that read
 // it has finished, which `wgmma_wait_group<1>` tells us one tile late, so one batch stays in flight.
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
-// Task: in tma_kernel initialise the barriers, write the issue of a stage (expected bytes and the two
+// Task: in tma_kernel initialise the barriers, write a stage's issue (expected bytes and the two
 // TMA loads), the wait with the right phase parity, and the refill of the stage that just became free.
-// Seed idea: the memory side of "tensor cores in action" (seed 003): feeding them is the hard part.
+// Source: PTX ISA, "Tensor copy: cp.async.bulk.tensor" and "mbarrier"; Pranjal Shankhdhar, "Outperforming
+// cuBLAS on H100: a Worklog". Feeding the tensor cores is the hard part.
 // Run:   ./workbook run 1.12 [-- --size 4096]
 // Check: ./workbook check 1.12    (a wrong phase or byte count hangs: the check stops it)
 // Aim:   >= 75% of the best cuBLAS BF16 GEMM at 4096 on an H100. Needs sm_90a.

@@ -13,7 +13,8 @@
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in warp_specialized_kernel write the producer loop (wait for an empty stage, expect the
 // bytes, issue the loads) and the consumer's release of a stage, with the phase parity of each wait.
-// Seed idea: "cuBLAS FP16: 170% of FP32 peak" (seed 003): the structure of the kernels cuBLAS runs.
+// Source: Pranjal Shankhdhar, "Outperforming cuBLAS on H100: a Worklog"; the CUTLASS documentation's
+// warp-specialized persistent kernels: the structure of the kernels cuBLAS runs on Hopper.
 // Run:   ./workbook run 1.13 [-- --size 4096]
 // Check: ./workbook check 1.13    (a wrong phase or byte count hangs: the check stops it)
 // Aim:   >= 90% of the best cuBLAS BF16 GEMM at 4096 and 8192 on an H100 (aim: 100% at 8192).

@@ -7,8 +7,8 @@
 // (Little's law), and why max(x, 0) must let a NaN through.
 // Task: write relu_kernel: each thread applies relu(x) = max(x, 0) to kItemsPerThread elements of
 // its block's chunk, issuing all its loads before its first store, for any n, so that a NaN stays NaN.
-// Seed idea: "simple elementwise ops like ReLU and GELU are purely memory-bound ... 91.5% of peak
-// memory bandwidth" (seed 003).
+// Source: CUDA C++ Best Practices Guide, "Effective Bandwidth Calculation": a memory-bound kernel is judged
+// by the bytes it moves per second.
 // Run:   ./workbook run 2.01 [-- --size 64M]
 // Check: ./workbook check 2.01
 // Aim:   >= 98% of memcpy on an H100, level with PyTorch's relu; one load in flight per thread

@@ -8,7 +8,8 @@
 // Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c]. Write
 // rmsnorm_block_kernel: pass 1 sums squares (float4 when kFloat4), the tree gives the row's sum,
 // pass 2 re-reads the slice and writes the scaled values.
-// Seed idea: "RMSNorm v1 (shared memory)" in the phase 2 notes (seed 003).
+// Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); the shared-memory tree of Mark
+// Harris, "Optimizing Parallel Reduction in CUDA".
 // Run:   ./workbook run 2.05 [-- --size 16384x4096]
 // Check: ./workbook check 2.05
 // Aim:   >= 80% of the cudaMemcpy bandwidth at 16384 x 4096 (H100).

@@ -6,7 +6,8 @@
 // how re-reading a row that a block just read costs L1 hits, not DRAM traffic.
 // Task: write softmax_three_pass_kernel: pass 1 finds the row's max, pass 2 sums exp(x - max),
 // pass 3 writes exp(x - max) / sum. The block reduction is given.
-// Seed idea: softmax v1, the three-pass softmax (seed 003).
+// Source: Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018):
+// its safe softmax is these three passes.
 // Run:   ./workbook run 2.07 [-- --size 16384x4096]
 // Check: ./workbook check 2.07
 // Aim:   >= 70% of the cudaMemcpy bandwidth at 16384 x 4096 (2.09 aims at 80% with one read).

@@ -6,7 +6,8 @@
 // pairs with the same rule, across a warp with shuffles and across warps through shared memory; why
 // every lane must join a full-mask shuffle; and why exp(-inf - -inf) needs a guard.
 // Task: write online_add, online_merge, the cross-warp half of block_merge, and pass 2.
-// Seed idea: softmax v3, the online softmax, and the __shfl_down_sync deadlock story (seed 003).
+// Source: Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018);
+// NVIDIA blog, "Using CUDA Warp-Level Primitives" (the full-mask rule).
 // Run:   ./workbook run 2.08 [-- --size 16384x4096]
 // Check: ./workbook check 2.08
 // Aim:   >= 70% of the cudaMemcpy bandwidth at 16384 x 4096, at least as fast as 2.07.
@@ -70,7 +71,7 @@ __device__ void warp_merge(float& m, float& d) {
 
 // Every thread gets the block's (m, d). Lane 0 of each warp parks its warp's pair in scratch, then
 // every warp merges the (at most 8) pairs itself, so no broadcast is needed afterwards.
-// The hang of seed 003: guarding the second merge with `if (lane < warps)` (only lanes that have a
+// The classic hang: guarding the second merge with `if (lane < warps)` (only lanes that have a
 // pair) looks natural and is wrong. The mask 0xffffffff says all 32 lanes will call each
 // __shfl_xor_sync; lanes >= warps never do, and the warp waits for them forever (or reads garbage:
 // it is undefined behaviour). No error, no output, just a hung kernel. Let every lane take part, the

@@ -8,7 +8,8 @@
 // to do when the row does not fit: an online (running max, rescaled sum) two-pass fallback.
 // Task: write softmax_registers_kernel (load, block/warp max, exp and sum, scale and store), then
 // merge and MaxSum::add (online statistics) and softmax_online_fallback_kernel.
-// Seed idea: softmax 3-pass / 2-pass / online and the full-mask shuffle deadlock story (seed 003).
+// Source: Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018): safe and online softmax;
+// NVIDIA blog, "Using CUDA Warp-Level Primitives" (the full-mask rule).
 // Run:   ./workbook run 2.09 [-- --size 16384x4096]
 // Check: ./workbook check 2.09
 // Aim:   >= 80% of the cudaMemcpy bandwidth at 16384 x 4096 on an H100 (aim 90%); the 4096 x 16384

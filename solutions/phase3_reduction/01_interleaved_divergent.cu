@@ -4,11 +4,11 @@
 // You learn: how a block adds 256 numbers in log2(256) = 8 steps in shared memory, why every step
 // needs a __syncthreads(), and how a multi-pass launcher turns block sums into one sum.
 // Task: in reduce_interleaved_divergent_kernel, add up the block's values in shared memory as a tree
-// whose pairs double in distance each step (interleaved addressing, the seed's baseline), then write
+// whose pairs double in distance each step (interleaved addressing, the ladder's baseline), then write
 // the block's sum. The launcher (given) runs the kernel again on the block sums until one number is
 // left.
-// Seed idea: the "baseline" of the reduction ladder, interleaved addressing with
-// threadIdx.x % (2 i) == 0 (seed 002, CUDA Reduction Kernel).
+// Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #1:
+// interleaved addressing with threadIdx.x % (2 i) == 0, the divergent baseline.
 // Run:   ./workbook run 3.01 [-- --size 256M]
 // Check: ./workbook check 3.01
 // Aim:   correct first; about 14% of CUB's bandwidth on an H100 (416 GB/s on 1 GiB). Each rung

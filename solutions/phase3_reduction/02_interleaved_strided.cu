@@ -5,8 +5,8 @@
 // warps are either busy or idle), and to count shared-memory bank conflicts from an index formula.
 // Task: in reduce_interleaved_strided_kernel, add the same pairs in the same steps as 3.01, but hand
 // the pairs of each step to the first threads of the block instead of every 2 s-th one.
-// Seed idea: "no divergence branch", a stride aligned with warp boundaries (seed 002, CUDA
-// Reduction Kernel); the same section counts the bank conflicts that this mapping creates.
+// Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #2:
+// interleaved addressing without the divergent branch, and the bank conflicts that this mapping creates.
 // Run:   ./workbook run 3.02 [-- --size 256M]
 // Check: ./workbook check 3.02
 // Aim:   faster than 3.01: about 22% of CUB on an H100 (674 GB/s on 1 GiB).
@@ -34,7 +34,7 @@ __global__ void reduce_interleaved_strided_kernel(const T* __restrict__ in, T* _
   // step. Warps are now fully busy or fully idle (no divergence), but look at the banks: shared
   // memory has 32 banks of 4 bytes, word w in bank w % 32. At s = 1 lanes t and t + 16 touch words
   // 2t and 2t + 32, the same bank: a 2-way conflict; at s = 16 every lane of a warp hits bank 0, 32
-  // ways (seed 002 counts them). 3.03 keeps the busy warps and drops the conflicts.
+  // ways. 3.03 keeps the busy warps and drops the conflicts.
   for (unsigned int s = 1; s < blockDim.x; s *= 2) {
     const unsigned int index = 2 * s * tid;
     if (index < blockDim.x) partial[index] += partial[index + s];

@@ -5,8 +5,8 @@
 // that an integer sum is exact in any order, so its graded test demands the exact answer.
 // Task: in reduce_sequential_kernel, write the folding tree. The kernel is a template: the same code
 // sums floats (reduce_sequential) and ints (reduce_sequential_int).
-// Seed idea: "no bank conflict", sequential addressing with halving steps (seed 002, CUDA Reduction
-// Kernel).
+// Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #3:
+// sequential addressing with halving steps, free of bank conflicts.
 // Run:   ./workbook run 3.03 [-- --size 256M]
 // Check: ./workbook check 3.03
 // Aim:   about 29% of CUB on an H100 (867 GB/s); half the threads idle from the first step on.

@@ -6,8 +6,8 @@
 // Task: in reduce_first_add_during_load_kernel, let every thread load two elements of its block and
 // store their sum in partial[tid]: a block now covers 2 * blockDim.x elements. The tree and the
 // launcher (which already asks for half the blocks) are given.
-// Seed idea: "add during load", L = 2 elements per thread before the tree (seed 002, CUDA
-// Reduction Kernel; seed 001's two-pass reduction loads two elements per thread too).
+// Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #4:
+// first add during global load, L = 2 elements per thread before the tree.
 // Run:   ./workbook run 3.04 [-- --size 256M]
 // Check: ./workbook check 3.04
 // Aim:   close to twice 3.03: about 54% of CUB on an H100 (1614 GB/s on 1 GiB).

@@ -7,8 +7,8 @@
 // Task: in reduce_complete_unroll_kernel, write the block-wide steps of the tree, from kThreads
 // partial sums (up to 1024) down to 64, as straight-line code in which each step is kept or dropped
 // by a compile-time test on kThreads; 3.05's warp_sum_last_64 (given) finishes.
-// Seed idea: the reduction ladder's unrolling steps (seed 002), carried to the whole tree with a
-// template, as in NVIDIA's classic "Optimizing Parallel Reduction in CUDA".
+// Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #6:
+// the whole tree unrolled with a template.
 // Run:   ./workbook run 3.06 [-- --size 256M]
 // Check: ./workbook check 3.06
 // Aim:   a little better than 3.05: about 75% of CUB on an H100 (2228 GB/s on 1 GiB); the next big

@@ -7,8 +7,8 @@
 // it; and to repair the rows a tile boundary cuts with a carry that a second kernel adds into y.
 // Task: write merge_path_search (the diagonal binary search) and the walk in spmv_csr_balanced_kernel
 // that sums entries until a row ends, then hands the sum to that row.
-// Seed idea: "Load balancing: number of blocks per tile varies dramatically ... avoid workload
-// imbalance to maximize parallelism" (seed 004, part 3.2, problem 3): merge path is the static fix.
+// Source: Merrill & Garland, "Merge-Based Parallel Sparse Matrix-Vector Multiplication" (SC 2016): merge path
+// splits rows and entries evenly, a static fix for rows of very different lengths.
 // Run:   ./workbook run 4.06 [-- --gen powerlaw|poisson|uniform|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.06

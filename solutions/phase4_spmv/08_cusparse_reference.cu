@@ -8,8 +8,8 @@
 // Task: in spmv_cusparse_plan_create describe A with cusparseCreateConstCsr and x, y with
 // cusparseCreateConstDnVec / cusparseCreateDnVec, size and allocate the work buffer with
 // cusparseSpMV_bufferSize, and in spmv_cusparse_plan_run call cusparseSpMV (y = 1 * A x + 0 * y).
-// Seed idea: measure against the vendor library in the same run (seed 004, part 3.4's profiling advice:
-// know where the time goes before optimising).
+// Source: the cuSPARSE documentation, cusparseSpMV (generic API). Measure against the vendor library in the
+// same run, and know where the time goes before optimising.
 // Run:   ./workbook run 4.08 [-- --gen poisson|uniform|powerlaw|banded|block]
 //        [--rows 4M] or --matrix file.mtx
 // Check: ./workbook check 4.08

@@ -7,7 +7,8 @@
 // GEMMs are not the whole cost: the seq x seq scores still travel to DRAM and back between them.
 // Task: finish attention_cublas: bind the stream and the math mode, then the two
 // cublasGemmStridedBatchedEx calls (the softmax between them is given: it is 5.01's, masked).
-// Seed idea: "Row-Major cuBLAS Trick" (seed 003): a row-major matrix read column-major is its transpose.
+// Source: cuBLAS documentation, "Data Layout" and cublasGemmStridedBatchedEx: a row-major matrix read
+// column-major is its transpose.
 // Run:   ./workbook run 5.02 [-- --size 16x4096x64]
 // Check: ./workbook check 5.02
 // Aim:   1.00x of 5.02 (it is the yardstick: the other lessons report their speed against this path).

@@ -8,7 +8,8 @@
 // seq^2, and each K and V element is read once per query tile instead of once per query.
 // Task: write the four device functions: a tile's scores, the online update that also writes P, the
 // P V accumulation, and the final O and L. The tiles, the loop and the barriers are given.
-// Seed idea: online softmax, "THE algorithmic foundation of Flash Attention" (seed 003).
+// Source: Dao et al., "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness"
+// (2022); Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018), the algorithm under it.
 // Run:   ./workbook run 5.03 [-- --size 16x4096x64]
 // Check: ./workbook check 5.03
 // Aim:   ~22 TFLOP/s on an H100 (1/3 of FP32 peak): 0.9x of 5.02 at 16x4096x64, with no workspace.

@@ -8,7 +8,8 @@
 // longest tiles first lets the short ones fill the gaps at the end.
 // Task: write key_visible's causal half, key_end (the tiles a query tile needs) and the longest-first
 // block order. The rest is 5.03's kernel, given.
-// Seed idea: the online softmax over tiles of 5.03 (seed 003), and the causal mask of decoder attention.
+// Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023): 5.03's
+// online softmax over tiles with the causal mask of decoder attention, key tiles above the diagonal skipped.
 // Run:   ./workbook run 5.04 [-- --size 16x4096x64]
 // Check: ./workbook check 5.04
 // Aim:   ~1.6x of 5.02 at 16x4096x64 causal, longest-first ~1.3x faster than natural order.
