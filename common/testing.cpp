@@ -26,7 +26,7 @@ std::string explain_execution_error(cudaError_t code) {
   if (const char* hint = cuda_error_hint(code)) text += ": " + std::string(hint);
   if (code == cudaErrorIllegalAddress || code == cudaErrorMisalignedAddress || code == cudaErrorLaunchFailure)
     text +=
-        ". Find the line with: workbook check <id> --sanitize (compute-sanitizer memcheck)."
+        ". Find the line with: ./workbook check <id> (its compute-sanitizer memcheck run names it)."
         " The GPU context is now unusable, so later tests in this run fail too.";
   return text;
 }

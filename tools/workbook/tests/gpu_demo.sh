@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# gpu_demo.sh <source-dir> <log-dir>: the acceptance run on a GPU machine, on a copy of
+# gpu_demo.sh <source-dir> <log-dir>: the tool's acceptance run on a GPU machine, on a copy of
 # the tree (exercise files are edited there, never in <source-dir>): ./workbook from scratch, check
 # on the stub (fails, teaching message), on the solution (passes, progress advances), --sanitize on
 # a planted out-of-bounds write, profile, bench phase1, doctor. One log per step in <log-dir>.

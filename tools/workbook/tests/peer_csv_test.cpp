@@ -150,7 +150,7 @@ TEST_CASE("phase 5's peer rows (SDPA, BF16) match 5.05's lesson by problem, the 
   lesson5.ref_label = "of 5.02";
   const wbcli::PeerRow* flash = wbcli::find_peer_row(found.rows, lesson5);
   REQUIRE(flash != nullptr);
-  CHECK(flash->op == "sdpa_flash");  // the first listed: the backend of the bar in DESIGN.md
+  CHECK(flash->op == "sdpa_flash");  // the first listed: the backend of 5.05's bar
   CHECK(near(*wbcli::peer_score(*flash, lesson5), 40 * 500000.0 / 400000));
 
   wbcli::LessonRow causal = lesson5;
