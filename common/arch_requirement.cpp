@@ -13,7 +13,9 @@ std::unique_ptr<ArchRequirement>& registered() {
 
 }  // namespace
 
-const ArchRequirement* registered_arch_requirement() { return registered().get(); }
+const ArchRequirement* registered_arch_requirement() {
+  return registered().get();
+}
 
 ArchRequirementRegistrar::ArchRequirementRegistrar(const char* id, const char* name, const char* arch) {
   registered() = std::make_unique<ArchRequirement>(ArchRequirement{id, name, arch});

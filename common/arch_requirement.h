@@ -12,7 +12,9 @@
 
 namespace wb {
 
-inline bool is_arch_requirement(const std::string& arch) { return arch.empty() || arch == "80" || arch == "90a"; }
+inline bool is_arch_requirement(const std::string& arch) {
+  return arch.empty() || arch == "80" || arch == "90a";
+}
 
 // `cc` as major * 10 + minor (sm_89 -> 89).
 inline bool arch_requirement_met(const std::string& arch, int cc) {

@@ -22,7 +22,8 @@ class CublasHandle {
  public:
   CublasHandle() {
     const cublasStatus_t status = cublasCreate(&handle_);
-    if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(format_cublas_error(status, "cublasCreate", __FILE__, __LINE__));
+    if (status != CUBLAS_STATUS_SUCCESS)
+      throw std::runtime_error(format_cublas_error(status, "cublasCreate", __FILE__, __LINE__));
   }
   ~CublasHandle() { cublasDestroy(handle_); }
   CublasHandle(const CublasHandle&) = delete;

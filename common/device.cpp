@@ -54,7 +54,9 @@ DeviceInfo query_device(int device) {
   return info;
 }
 
-double dram_peak_gbs(const DeviceInfo& info) { return dram_peak_gbs(info.mem_clock_khz, info.bus_width_bits); }
+double dram_peak_gbs(const DeviceInfo& info) {
+  return dram_peak_gbs(info.mem_clock_khz, info.bus_width_bits);
+}
 
 double fp32_peak_gflops(const DeviceInfo& info) {
   return fp32_peak_gflops(info.sm_count, fp32_lanes_per_sm(info.cc_major, info.cc_minor), info.sm_clock_khz);

@@ -10,7 +10,9 @@ namespace {
 
 __global__ void probe_kernel() {}
 
-std::string sm_name(int major, int minor) { return "sm_" + std::to_string(major) + std::to_string(minor); }
+std::string sm_name(int major, int minor) {
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}
 
 }  // namespace
 

@@ -114,8 +114,12 @@ double Lesson::memcpy_gbs(std::size_t bytes) {
   return gbs;
 }
 
-double Lesson::dram_peak_gbs() const { return wb::dram_peak_gbs(device_); }
-double Lesson::fp32_peak_gflops() const { return wb::fp32_peak_gflops(device_); }
+double Lesson::dram_peak_gbs() const {
+  return wb::dram_peak_gbs(device_);
+}
+double Lesson::fp32_peak_gflops() const {
+  return wb::fp32_peak_gflops(device_);
+}
 
 ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                      double bytes_moved, bool pass) {

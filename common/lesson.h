@@ -119,7 +119,8 @@ bool check_output(const std::string& what, const std::vector<T>& expected, const
 template <typename T>
 bool check_output(const std::string& what, const std::vector<T>& expected, const GuardedDeviceBuffer<T>& out,
                   Tolerance tolerance, std::size_t cols = 0) {
-  return check_output(what, expected, out, [tolerance](std::size_t) { return tolerance; }, cols);
+  return check_output(
+      what, expected, out, [tolerance](std::size_t) { return tolerance; }, cols);
 }
 
 template <typename T>
@@ -143,8 +144,8 @@ ResultLine Lesson::run_memory_bound(const std::string& launcher, const std::stri
                                     GuardedDeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tolerance,
                                     const std::function<void()>& launch, std::size_t cols) {
   return run_memory_bound(launcher, problem, bytes_moved, out, expected,
-                          std::function<Tolerance(std::size_t)>([tolerance](std::size_t) { return tolerance; }),
-                          launch, cols);
+                          std::function<Tolerance(std::size_t)>([tolerance](std::size_t) { return tolerance; }), launch,
+                          cols);
 }
 
 using LessonFn = int (*)(Lesson&);

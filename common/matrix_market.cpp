@@ -23,7 +23,9 @@ namespace wb {
 namespace sparse {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // Splits on runs of blanks. Tabs count as blanks, and so does a stray '\r' (CRLF line ends).
 std::vector<std::string> split(const std::string& line) {
@@ -287,7 +289,9 @@ class Reader {
 MatrixMarketError::MatrixMarketError(const std::string& name, int line, const std::string& reason)
     : std::runtime_error(name + ":" + std::to_string(line) + ": " + reason), line_(line) {}
 
-Coo read_matrix_market(std::istream& in, const std::string& name) { return Reader(in, name).read(); }
+Coo read_matrix_market(std::istream& in, const std::string& name) {
+  return Reader(in, name).read();
+}
 
 Coo read_matrix_market_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);  // binary: the reader strips '\r' itself on every platform

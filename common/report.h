@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The one result line every lesson prints, and its CSV twin for tools:
 //   0.02 vector_add        n=64M        0.272 ms ±0.4%   2960 GB/s   88% DRAM peak   99% of memcpy  PASS
-//   0.02 vector_add        n=64M        0.003 ms ±0.4%   -           -               -              FAIL output untouched
+//   0.02 vector_add        n=64M        0.003 ms ±0.4%   -           -               -              FAIL output
+//   untouched
 // A failed line prints no rate and no percentages (a kernel that wrote nothing "runs" at any speed),
 // a dash in each of those columns instead, and the cause in words after FAIL.
 #pragma once
@@ -47,7 +48,11 @@ std::string failure_headline(const std::string& message);
 std::string format_count(std::size_t n);
 
 // GB/s from bytes moved and milliseconds; GFLOP/s likewise.
-inline double gb_per_s(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
-inline double gflop_per_s(double flop, double ms) { return ms > 0 ? flop / (ms * 1e6) : 0.0; }
+inline double gb_per_s(double bytes, double ms) {
+  return ms > 0 ? bytes / (ms * 1e6) : 0.0;
+}
+inline double gflop_per_s(double flop, double ms) {
+  return ms > 0 ? flop / (ms * 1e6) : 0.0;
+}
 
 }  // namespace wb

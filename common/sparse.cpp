@@ -18,12 +18,18 @@ namespace wb {
 namespace sparse {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw SparseError(message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw SparseError(message);
+}
 
-std::string str(long long v) { return std::to_string(v); }
+std::string str(long long v) {
+  return std::to_string(v);
+}
 
 // "0..7" for 8 columns; an empty range is spelled out, since "0..-1" reads like a typo.
-std::string range_text(long long n) { return n > 0 ? "0.." + str(n - 1) : "(none: the size is 0)"; }
+std::string range_text(long long n) {
+  return n > 0 ? "0.." + str(n - 1) : "(none: the size is 0)";
+}
 
 std::string hex_mask(unsigned mask) {
   char text[16];

@@ -66,10 +66,10 @@ struct PatternBlocks {
   int rows = 0, cols = 0;
   std::vector<int> block_row_ptr;
   std::vector<int> block_col;
-  std::vector<std::uint16_t> templates;   // distinct masks, most frequent first
-  std::vector<int> template_of_block;     // index into templates, per block
-  std::vector<int> value_offset;          // blocks() + 1 entries into values
-  std::vector<float> values;              // each block's nonzeros in mask-bit order
+  std::vector<std::uint16_t> templates;  // distinct masks, most frequent first
+  std::vector<int> template_of_block;    // index into templates, per block
+  std::vector<int> value_offset;         // blocks() + 1 entries into values
+  std::vector<float> values;             // each block's nonzeros in mask-bit order
   std::size_t blocks() const { return block_col.size(); }
 };
 

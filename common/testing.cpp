@@ -19,7 +19,9 @@ std::vector<std::size_t> sizes(std::initializer_list<std::size_t> all, std::size
   return chosen;
 }
 
-std::uint64_t seed(std::uint64_t fallback) { return seed_from_env(fallback); }
+std::uint64_t seed(std::uint64_t fallback) {
+  return seed_from_env(fallback);
+}
 
 std::string explain_execution_error(cudaError_t code) {
   std::string text = std::string(cudaGetErrorName(code)) + " (" + cudaGetErrorString(code) + ")";

@@ -42,8 +42,12 @@ GpuTimer::~GpuTimer() {
   cudaEventDestroy(stop_);
 }
 
-void GpuTimer::start(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(start_, stream)); }
-void GpuTimer::stop(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(stop_, stream)); }
+void GpuTimer::start(cudaStream_t stream) {
+  CUDA_CHECK(cudaEventRecord(start_, stream));
+}
+void GpuTimer::stop(cudaStream_t stream) {
+  CUDA_CHECK(cudaEventRecord(stop_, stream));
+}
 
 double GpuTimer::elapsed_ms() {
   CUDA_CHECK(cudaEventSynchronize(stop_));

@@ -130,7 +130,9 @@ bool check_against_serial(const char* what, const wb::PinnedBuffer<float>& seria
   return report.ok();
 }
 
-void poison(wb::PinnedBuffer<float>& out) { std::fill(out.begin(), out.end(), wb::poison_value<float>()); }
+void poison(wb::PinnedBuffer<float>& out) {
+  std::fill(out.begin(), out.end(), wb::poison_value<float>());
+}
 
 // Napkin math: n = 64M floats is 256 MiB in and 256 MiB out over PCIe. Pinned copies on the H100
 // machine (PCIe gen5 x16) run ~55 GB/s each way, ~4.9 ms per direction, and ~94 GB/s in total when

@@ -32,11 +32,11 @@ namespace {
 // (WM / WMITER) x (WN / WNITER); in every sub-tile each lane owns a TM x TN register tile. CHECKED
 // selects the guarded variant (any M, N, K, any alignment) over the fast one (whole tiles, float4).
 // GROUP_M > 0 hands out the block tiles in groups of GROUP_M tile rows (see below).
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NTHREADS, int MIN_BLOCKS,
-          int GROUP_M, bool CHECKED>
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NTHREADS, int MIN_BLOCKS, int GROUP_M,
+          bool CHECKED>
 __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
-    matmul_warptiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                             const float* __restrict__ B, float beta, float* __restrict__ C) {
+    matmul_warptiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                             float beta, float* __restrict__ C) {
   constexpr int kWarps = NTHREADS / 32;
   static_assert(NTHREADS % 32 == 0, "the block is made of whole warps");
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
@@ -108,7 +108,9 @@ void launch_warptiling(int M, int N, int K, float alpha, const float* A, const f
                            CHECKED><<<grid, kThreads, kSmemBytes, stream>>>(M, N, K, alpha, A, B, beta, C);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 }  // namespace
 

@@ -28,7 +28,9 @@ __global__ void matmul_bf16_fallback_kernel(int M, int N, int K, float alpha, co
   *out = beta != 0.0f ? alpha * acc + beta * *out : alpha * acc;
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 }  // namespace
 

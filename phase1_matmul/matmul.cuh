@@ -5,15 +5,15 @@
 // gives C = beta * C; M = 0 or N = 0 launches nothing. Shapes whose grid would pass gridDim.y's limit
 // of 65535 blocks (over 2 million rows for most rungs) fail loudly (a CUDA error or
 // std::invalid_argument), never silently. Pointers need only float alignment: a launcher that uses
-// 16-byte vector accesses checks alignment and row lengths first (A + 1 is a valid matrix). Every launcher enqueues on `stream` and checks its launch
-// (CUDA_CHECK_KERNEL). Host code only here: tests include it.
+// 16-byte vector accesses checks alignment and row lengths first (A + 1 is a valid matrix). Every launcher enqueues on
+// `stream` and checks its launch (CUDA_CHECK_KERNEL). Host code only here: tests include it.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 // One signature for the whole ladder, so tests, lessons and the ladder benchmark can take any rung.
-using MatmulLauncher = void (*)(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                                float* C, cudaStream_t stream);
+using MatmulLauncher = void (*)(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                                cudaStream_t stream);
 
 // 1.01 one thread per output element; threadIdx.x walks down a column of C (uncoalesced on purpose).
 void matmul_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
@@ -40,5 +40,5 @@ void matmul_warptiling(int M, int N, int K, float alpha, const float* A, const f
 void matmul_cublas(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                    cudaStream_t stream);
 // 1.09 tensor cores: TF32 inputs, FP32 accumulation (WMMA or mma.sync).
-void matmul_tensor_core_tf32(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                             float* C, cudaStream_t stream);
+void matmul_tensor_core_tf32(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                             cudaStream_t stream);

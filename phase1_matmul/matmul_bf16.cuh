@@ -16,28 +16,28 @@
 #include <cuda_runtime_api.h>
 
 // One signature for the tensor-core rungs, so tests, lessons and the ladder take any of them.
-using Bf16MatmulLauncher = void (*)(int M, int N, int K, float alpha, const __nv_bfloat16* A,
-                                    const __nv_bfloat16* B, float beta, float* C, cudaStream_t stream);
+using Bf16MatmulLauncher = void (*)(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                    float beta, float* C, cudaStream_t stream);
 
 // 1.10 mma.sync m16n8k16 through inline PTX, ldmatrix from swizzled shared memory, cp.async
 // multistage pipeline: the Ampere way (sm_80 and newer).
-void matmul_mma_sync_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                          float beta, float* C, cudaStream_t stream);
+void matmul_mma_sync_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                          float* C, cudaStream_t stream);
 // 1.11 wgmma.mma_async (warpgroup MMA) on 128-byte-swizzled shared tiles described by matrix
 // descriptors, fed by cp.async (sm_90a).
-void matmul_wgmma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                       float beta, float* C, cudaStream_t stream);
+void matmul_wgmma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                       float* C, cudaStream_t stream);
 // 1.12 TMA (cp.async.bulk.tensor) into a multistage ring guarded by mbarriers, wgmma on it (sm_90a).
 void matmul_tma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
                      float* C, cudaStream_t stream);
 // 1.13 warp specialization: a TMA producer warpgroup, wgmma consumer warpgroups, persistent blocks
 // over grouped tiles, setmaxnreg (sm_90a).
-void matmul_warp_specialized_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A,
-                                  const __nv_bfloat16* B, float beta, float* C, cudaStream_t stream);
+void matmul_warp_specialized_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                  float beta, float* C, cudaStream_t stream);
 
 // Whether the 16-byte fast paths can take these inputs (K > 0, K % 8 == 0, A and B 16-byte aligned):
 // K = 0 takes the fallback too (C = beta * C; a TMA descriptor cannot describe an empty dimension).
 bool bf16_fast_path_ok(int K, const __nv_bfloat16* A, const __nv_bfloat16* B);
 // The fallback for everything else: one thread per output, FP32 accumulation (any shape, any alignment).
-void matmul_bf16_fallback(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                          float beta, float* C, cudaStream_t stream);
+void matmul_bf16_fallback(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                          float* C, cudaStream_t stream);

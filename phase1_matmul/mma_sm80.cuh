@@ -30,7 +30,9 @@ __device__ inline void cp_async_16(void* smem_dst, const void* gmem_src, int src
                : "memory");
 }
 // Closes the group of cp.async issued by this thread since the last commit.
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ inline void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
 // Waits until at most `Pending` of this thread's committed groups are still in flight. Only the
 // calling thread's copies: a __syncthreads() must follow before other threads read the data.
 template <int Pending>
@@ -69,8 +71,7 @@ __device__ inline std::uint32_t pack_bf16x2(float lo, float hi) {
 // b: the 16 x 8 B tile given K-major ("col"), 2 registers (k 0-7, k 8-15 of column i / 4).
 // d: lane i holds (row i / 4, columns 2 (i % 4) and 2 (i % 4) + 1) in d[0], d[1] and row i / 4 + 8
 //    in d[2], d[3].
-__device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
-                                      std::uint32_t b1) {
+__device__ inline void mma_bf16_16816(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0, std::uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"

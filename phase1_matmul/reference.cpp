@@ -67,9 +67,9 @@ void gemm_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alp
   CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K > 0 ? K : 1, &beta, C, N));
 }
 
-void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A,
-                           const std::vector<float>& B, float beta, const std::vector<float>& C,
-                           std::vector<double>& out, std::vector<double>& magnitude) {
+void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A, const std::vector<float>& B,
+                           float beta, const std::vector<float>& C, std::vector<double>& out,
+                           std::vector<double>& magnitude) {
   const std::size_t m = static_cast<std::size_t>(M), n = static_cast<std::size_t>(N), k = static_cast<std::size_t>(K);
   out.assign(m * n, 0.0);
   magnitude.assign(m * n, 0.0);
@@ -91,8 +91,8 @@ void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<f
   }
 }
 
-void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A,
-                              const float* B, float beta, float* C, cudaStream_t stream) {
+void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A, const float* B,
+                              float beta, float* C, cudaStream_t stream) {
   if (M == 0 || N == 0) return;
   CUBLAS_CHECK(cublasSetStream(handle, stream));
   CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));

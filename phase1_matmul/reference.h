@@ -63,12 +63,12 @@ void gemm_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alp
 // out = alpha * A * B^T + beta * C in double, A M x K and B N x K row-major (so element (i, j) is the
 // dot product of row i of A and row j of B); magnitude as gemm_reference_cpu. Pass the BF16 inputs
 // widened to float (wb::widen_bf16): every BF16 value is exactly a float.
-void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A,
-                           const std::vector<float>& B, float beta, const std::vector<float>& C,
-                           std::vector<double>& out, std::vector<double>& magnitude);
+void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A, const std::vector<float>& B,
+                           float beta, const std::vector<float>& C, std::vector<double>& out,
+                           std::vector<double>& magnitude);
 
 // The same on the device: cublasSgemm in pedantic FP32 on the widened inputs (products of BF16 values
 // are exact in FP32, so only the additions round, to nearest). Column-major, row-major C = A B^T is
 // C^T (N x M) = B (N x K) * A^T (K x M): B is the column-major K x N matrix B^T, transposed back.
-void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A,
-                              const float* B, float beta, float* C, cudaStream_t stream);
+void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A, const float* B,
+                              float beta, float* C, cudaStream_t stream);

@@ -96,7 +96,9 @@ __global__ void vectorized_kernel(const float* __restrict__ in, float* __restric
 
 // ---- launchers --------------------------------------------------------------------------------------
 
-std::uintptr_t offset_in_16_bytes(const float* p) { return reinterpret_cast<std::uintptr_t>(p) % 16; }
+std::uintptr_t offset_in_16_bytes(const float* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16;
+}
 
 template <typename Op>
 void launch_elementwise(const float* in, float* out, std::size_t n, cudaStream_t stream, Op op) {
@@ -171,8 +173,7 @@ int vectorized_lesson(wb::Lesson& lesson) {
          pass;
   pass = lesson
              .run_memory_bound("gelu_tanh_float4", problem + " in+1 out+1", bytes, dout_shifted, gelu_expected,
-                               gelu_tol,
-                               [&] { gelu_tanh_float4(din_shifted.data(), dout_shifted.data(), n, nullptr); })
+                               gelu_tol, [&] { gelu_tanh_float4(din_shifted.data(), dout_shifted.data(), n, nullptr); })
              .pass &&
          pass;
   return pass ? wb::kExitPass : wb::kExitFail;

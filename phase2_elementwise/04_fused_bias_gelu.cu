@@ -33,11 +33,15 @@ constexpr int kBlockSize = 256;
 
 // One float or four: the row kernels below are templates over the element type T, and these overloads
 // do the arithmetic for either.
-__device__ __forceinline__ float add_values(float a, float b) { return a + b; }
+__device__ __forceinline__ float add_values(float a, float b) {
+  return a + b;
+}
 __device__ __forceinline__ float4 add_values(float4 a, float4 b) {
   return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
 }
-__device__ __forceinline__ float gelu_values(float x) { return gelu_tanh_device(x); }
+__device__ __forceinline__ float gelu_values(float x) {
+  return gelu_tanh_device(x);
+}
 __device__ __forceinline__ float4 gelu_values(float4 v) {
   return make_float4(gelu_tanh_device(v.x), gelu_tanh_device(v.y), gelu_tanh_device(v.z), gelu_tanh_device(v.w));
 }
@@ -82,7 +86,9 @@ __global__ void bias_gelu_fused_kernel(const T* __restrict__ in, const T* __rest
 // Enough blocks for several waves on every SM and no more: the kernels' row loops do the rest.
 constexpr int kBlocksPerSm = 32;
 
-bool is_aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool is_aligned_16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 // float4 views need every row to start on a 16-byte boundary (cols % 4 == 0, given an aligned matrix)
 // and all three pointers 16-byte aligned: in + 1 is a legal float pointer but not a legal float4 one,
@@ -92,14 +98,16 @@ bool can_use_float4(const float* in, const float* bias, const float* out, int co
 }
 
 // One block per row, at most kBlocksPerSm blocks per SM.
-int row_blocks(int rows) { return wb::grid_stride_blocks(static_cast<std::size_t>(rows), 1, kBlocksPerSm); }
+int row_blocks(int rows) {
+  return wb::grid_stride_blocks(static_cast<std::size_t>(rows), 1, kBlocksPerSm);
+}
 
 // The unfused pair's second launch (a helper of this lesson, not an elementwise.cuh launcher).
 void gelu_in_place(float* x, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
   const std::size_t n4 = is_aligned_16(x) ? n / 4 : 0;
-  gelu_in_place_kernel<<<wb::grid_stride_blocks(std::max<std::size_t>(n4, 1), kBlockSize, kBlocksPerSm), kBlockSize,
-                         0, stream>>>(x, n4, n);
+  gelu_in_place_kernel<<<wb::grid_stride_blocks(std::max<std::size_t>(n4, 1), kBlockSize, kBlocksPerSm), kBlockSize, 0,
+                         stream>>>(x, n4, n);
   CUDA_CHECK_KERNEL();
 }
 
@@ -108,9 +116,9 @@ void gelu_in_place(float* x, std::size_t n, cudaStream_t stream) {
 void add_bias(const float* in, const float* bias, float* out, int rows, int cols, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return;  // nothing to do, and a grid of 0 blocks is an invalid launch
   if (can_use_float4(in, bias, out, cols)) {
-    add_bias_kernel<float4><<<row_blocks(rows), kBlockSize, 0, stream>>>(reinterpret_cast<const float4*>(in),
-                                                                         reinterpret_cast<const float4*>(bias),
-                                                                         reinterpret_cast<float4*>(out), rows, cols / 4);
+    add_bias_kernel<float4><<<row_blocks(rows), kBlockSize, 0, stream>>>(
+        reinterpret_cast<const float4*>(in), reinterpret_cast<const float4*>(bias), reinterpret_cast<float4*>(out),
+        rows, cols / 4);
   } else {
     add_bias_kernel<float><<<row_blocks(rows), kBlockSize, 0, stream>>>(in, bias, out, rows, cols);
   }

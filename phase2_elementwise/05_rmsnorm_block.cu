@@ -83,7 +83,9 @@ int block_threads(int items) {
   return threads;
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 }  // namespace
 
@@ -113,7 +115,9 @@ namespace {
 // step (4 loads in a row per thread at 4096) this kernel measured 74% of memcpy on an H100, 67% at
 // 32768 (8 in a row), 94% at 256 (2 in a row); kItems = 4 issues a thread's 4 loads at once. At
 // 2048 x 32768 a row is 128 KB and the 264 rows in flight (2 blocks per SM) are 34 MB: still in L2.
-int rmsnorm_block_lesson(wb::Lesson& lesson) { return p2::rmsnorm_lesson(lesson, "rmsnorm_block", rmsnorm_block); }
+int rmsnorm_block_lesson(wb::Lesson& lesson) {
+  return p2::rmsnorm_lesson(lesson, "rmsnorm_block", rmsnorm_block);
+}
 
 }  // namespace
 

@@ -74,7 +74,9 @@ __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* _
 
 // ---- launchers --------------------------------------------------------------------------------------
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 }  // namespace
 
@@ -103,7 +105,9 @@ namespace {
 // 16384 x 4096 (16 KB rows) they are 138 MB: much of the re-read misses L2 and comes from DRAM
 // again, up to 12 bytes per element instead of 8. At 2048 x 32768 every row is in flight at once
 // (15 warps per SM): the re-read is DRAM traffic and few bytes are in flight. Long rows want 2.05.
-int rmsnorm_warp_lesson(wb::Lesson& lesson) { return p2::rmsnorm_lesson(lesson, "rmsnorm_warp", rmsnorm_warp); }
+int rmsnorm_warp_lesson(wb::Lesson& lesson) {
+  return p2::rmsnorm_lesson(lesson, "rmsnorm_warp", rmsnorm_warp);
+}
 
 }  // namespace
 

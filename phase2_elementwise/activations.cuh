@@ -11,7 +11,9 @@ constexpr float kGeluScale = 0.7978845608028654f;
 constexpr float kGeluCubic = 0.044715f;
 
 // Not fmaxf(x, 0): that returns 0 for NaN and would hide a NaN from an earlier layer.
-__device__ __forceinline__ float relu_device(float x) { return x < 0.0f ? 0.0f : x; }
+__device__ __forceinline__ float relu_device(float x) {
+  return x < 0.0f ? 0.0f : x;
+}
 
 // The tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with the accurate tanhf
 // (at most 2 ulp off), not the tanh.approx instruction (about 2^-11 relative error).

@@ -43,9 +43,10 @@ struct Row {
 };
 
 bool close_enough(const std::string& what, const std::vector<double>& expected, const std::vector<float>& got) {
-  const wb::CompareReport r = wb::compare_each(
-      std::vector<float>(expected.begin(), expected.end()).data(), got.data(), got.size(),
-      [](std::size_t) { return wb::Tolerance{1e-6, 1e-4}; });
+  const wb::CompareReport r = wb::compare_each(std::vector<float>(expected.begin(), expected.end()).data(), got.data(),
+                                               got.size(), [](std::size_t) {
+                                                 return wb::Tolerance{1e-6, 1e-4};
+                                               });
   if (!r.ok()) std::fprintf(stderr, "%s", r.describe(what).c_str());
   return r.ok();
 }
@@ -152,7 +153,8 @@ int main(int argc, char** argv) {
 
     std::FILE* csv = wb::open_bench_csv(args.out);
     const std::string date = wb::utc_date();
-    std::fprintf(csv, "device,date,kernel,shape,bytes,median_ms,min_ms,gbps,memcpy_gbps,pct_of_memcpy,pct_of_peak,status\n");
+    std::fprintf(csv,
+                 "device,date,kernel,shape,bytes,median_ms,min_ms,gbps,memcpy_gbps,pct_of_memcpy,pct_of_peak,status\n");
     bool all_pass = true;
     // The copy of the same bytes (half read, half written), measured once per byte count: the rows
     // of one size share it instead of each timing its own.

@@ -7,7 +7,9 @@
 #include <limits>
 
 // NaN stays NaN (NaN < 0 is false), as in PyTorch: a ReLU must not hide a NaN from an earlier layer.
-double relu_reference(double x) { return x < 0.0 ? 0.0 : x; }
+double relu_reference(double x) {
+  return x < 0.0 ? 0.0 : x;
+}
 
 double gelu_tanh_reference(double x) {
   const double k = std::sqrt(2.0 / M_PI);
@@ -38,7 +40,9 @@ std::vector<double> rmsnorm_reference(const std::vector<float>& in, const std::v
 // stays poisoned (its output is never written); a read past the row's end meets the next row (one
 // extra square in a short row: about 1 / cols relative, over the bound up to ~2000 columns) or, in
 // the last row, a NaN canary.
-wb::Tolerance rmsnorm_tolerance(int cols) { return {0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon}; }
+wb::Tolerance rmsnorm_tolerance(int cols) {
+  return {0.0, (static_cast<double>(cols) + 16.0) * wb::kFloatEpsilon};
+}
 
 std::vector<double> softmax_reference(const std::vector<float>& in, int rows, int cols) {
   std::vector<double> out(in.size());

@@ -16,7 +16,9 @@
 namespace p2 {
 namespace {
 
-std::string shape_text(int rows, int cols) { return std::to_string(rows) + "x" + std::to_string(cols); }
+std::string shape_text(int rows, int cols) {
+  return std::to_string(rows) + "x" + std::to_string(cols);
+}
 
 bool rmsnorm_shape(wb::Lesson& lesson, const char* kernel, RmsnormLauncher launch, int rows, int cols) {
   const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);

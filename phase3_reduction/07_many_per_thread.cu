@@ -34,7 +34,9 @@ constexpr std::size_t kElementsPerBlock = std::size_t(kBlockSize) * 16;
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // The sum of a float4's four lanes. (maybe_unused: the stub does not call it yet.)
-[[maybe_unused]] __device__ __forceinline__ float lane_sum(float4 q) { return (q.x + q.y) + (q.z + q.w); }
+[[maybe_unused]] __device__ __forceinline__ float lane_sum(float4 q) {
+  return (q.x + q.y) + (q.z + q.w);
+}
 
 __global__ void __launch_bounds__(kBlockSize)
     reduce_many_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {

@@ -35,8 +35,12 @@ struct BalancedWorkspace {
   float* carry_sum;  // per tile: that row's partial sum from this tile
 };
 
-__host__ __device__ long long merge_items(const CsrView& a) { return static_cast<long long>(a.rows) + a.nnz; }
-int tile_count(const CsrView& a) { return static_cast<int>((merge_items(a) + kTileItems - 1) / kTileItems); }
+__host__ __device__ long long merge_items(const CsrView& a) {
+  return static_cast<long long>(a.rows) + a.nnz;
+}
+int tile_count(const CsrView& a) {
+  return static_cast<int>((merge_items(a) + kTileItems - 1) / kTileItems);
+}
 
 BalancedWorkspace carve(const CsrView& a, void* workspace) {
   const int tiles = tile_count(a);

@@ -159,9 +159,15 @@ BlockTiledMatrix::BlockTiledMatrix(const wb::sparse::PatternBlocks& p) : storage
                           s.values.data()};
 }
 
-BlockTiledMatrix::~BlockTiledMatrix() { delete storage_; }
-BlockTiledView BlockTiledMatrix::view() const { return storage_->view; }
-int BlockTiledMatrix::tiles_reading_x_directly() const { return storage_->direct_tiles; }
+BlockTiledMatrix::~BlockTiledMatrix() {
+  delete storage_;
+}
+BlockTiledView BlockTiledMatrix::view() const {
+  return storage_->view;
+}
+int BlockTiledMatrix::tiles_reading_x_directly() const {
+  return storage_->direct_tiles;
+}
 
 // ---- launchers --------------------------------------------------------------------------------------
 

@@ -48,4 +48,6 @@ inline double spmv_min_bytes(const wb::sparse::Csr& a) {
   return 8.0 * static_cast<double>(a.nnz()) + 4.0 * (static_cast<double>(a.rows) + 1) + 4.0 * a.cols + 4.0 * a.rows;
 }
 // One multiply and one add per stored entry.
-inline double spmv_flop(const wb::sparse::Csr& a) { return 2.0 * static_cast<double>(a.nnz()); }
+inline double spmv_flop(const wb::sparse::Csr& a) {
+  return 2.0 * static_cast<double>(a.nnz());
+}

@@ -228,7 +228,9 @@ SpmvBench::SpmvBench(wb::sparse::Csr a, std::uint64_t seed) : buffers_(new Buffe
 
 SpmvBench::~SpmvBench() = default;
 
-DeviceMatrix& SpmvBench::matrix() { return *buffers_->matrix; }
+DeviceMatrix& SpmvBench::matrix() {
+  return *buffers_->matrix;
+}
 
 bool SpmvBench::verify(const std::string& what, const SpmvRun& run) {
   Buffers& b = *buffers_;

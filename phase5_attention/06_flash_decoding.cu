@@ -55,7 +55,9 @@ int rows_per_warp(int seq_q) {
   while (rows < seq_q && rows < kMaxRowsPerWarp) rows *= 2;
   return rows;
 }
-int query_groups(int seq_q) { return static_cast<int>(wb::ceil_div(seq_q, rows_per_warp(seq_q))); }
+int query_groups(int seq_q) {
+  return static_cast<int>(wb::ceil_div(seq_q, rows_per_warp(seq_q)));
+}
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
@@ -82,9 +84,13 @@ __device__ int visible_end(int row, int seq_q, int seq_k, bool causal) {
   return seq_k;  // TODO(5.06): replace: every key so far, causal or not
 }
 
-__device__ float4 load4(const float* p) { return __ldg(reinterpret_cast<const float4*>(p)); }
+__device__ float4 load4(const float* p) {
+  return __ldg(reinterpret_cast<const float4*>(p));
+}
 
-__device__ float dot4(float4 a, float4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+__device__ float dot4(float4 a, float4 b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
 
 // 5.03's online update for one query row and one step of keys, one warp wide: s[u] is the row's scaled
 // logit of the key of load u (-inf where masked), the same in every lane that reads that key; v[u]
@@ -154,7 +160,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1)
 
   float4 q[R], acc[R];
   float m[R], l[R];
-  int row_end[R];       // one past the last key of this split that row r sees
+  int row_end[R];         // one past the last key of this split that row r sees
   int last = keys.begin;  // one past the last key any row of the group sees: the loop's end
 #pragma unroll
   for (int r = 0; r < R; ++r) {
@@ -185,7 +191,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1)
       float s[kLoadsPerStep];
 #pragma unroll
       for (int u = 0; u < kLoadsPerStep; ++u) s[u] = dot4(q[r], kk[u]);
-      // The lanes of one key add their four-column pieces: xor offsets below kLanesPerKey stay inside it.
+        // The lanes of one key add their four-column pieces: xor offsets below kLanesPerKey stay inside it.
 #pragma unroll
       for (int offset = Layout::kLanesPerKey / 2; offset > 0; offset /= 2)
 #pragma unroll
@@ -262,15 +268,23 @@ void launch_decoding(const float* Q, const float* K, const float* V, float* O, f
   float* part_o = workspace;
   float2* part_ml = reinterpret_cast<float2*>(workspace + static_cast<std::size_t>(rows) * splits * D);
   switch (rows_per_warp(shape.seq_q)) {
-    case 1: launch_split<D, 1>(Q, K, V, part_o, part_ml, shape, splits, stream); break;
-    case 2: launch_split<D, 2>(Q, K, V, part_o, part_ml, shape, splits, stream); break;
-    case 4: launch_split<D, 4>(Q, K, V, part_o, part_ml, shape, splits, stream); break;
-    default: launch_split<D, kMaxRowsPerWarp>(Q, K, V, part_o, part_ml, shape, splits, stream); break;
+    case 1:
+      launch_split<D, 1>(Q, K, V, part_o, part_ml, shape, splits, stream);
+      break;
+    case 2:
+      launch_split<D, 2>(Q, K, V, part_o, part_ml, shape, splits, stream);
+      break;
+    case 4:
+      launch_split<D, 4>(Q, K, V, part_o, part_ml, shape, splits, stream);
+      break;
+    default:
+      launch_split<D, kMaxRowsPerWarp>(Q, K, V, part_o, part_ml, shape, splits, stream);
+      break;
   }
   constexpr int kMergeThreads = 128;  // 4 rows a block
   const long long blocks = wb::ceil_div(rows * 32, static_cast<long long>(kMergeThreads));
-  decoding_merge_kernel<D><<<static_cast<unsigned>(blocks), kMergeThreads, 0, stream>>>(part_o, part_ml, O, L, rows,
-                                                                                       splits);
+  decoding_merge_kernel<D>
+      <<<static_cast<unsigned>(blocks), kMergeThreads, 0, stream>>>(part_o, part_ml, O, L, rows, splits);
   CUDA_CHECK_KERNEL();
 }
 
@@ -290,8 +304,8 @@ int attention_decoding_splits(const AttentionShape& shape, int sm_count) {
 void attention_flash_decoding(const float* Q, const float* K, const float* V, float* O, float* L,
                               const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream) {
   validate_decoding_shape(shape);
-  if (splits < 1) throw std::invalid_argument("attention_flash_decoding: splits must be >= 1, got " +
-                                              std::to_string(splits));
+  if (splits < 1)
+    throw std::invalid_argument("attention_flash_decoding: splits must be >= 1, got " + std::to_string(splits));
   if (shape.heads == 0 || shape.seq_q == 0) return;
   if (shape.d == 64) {
     launch_decoding<64>(Q, K, V, O, L, shape, splits, workspace, stream);
@@ -329,12 +343,13 @@ int flash_decoding_lesson(wb::Lesson& lesson) {
   const double yard_ms = bench.report_yardstick();  // 5.02's cuBLAS path on the same data
   if (!lesson.options().csv && splits >= 1) {
     const long long warps_per_split = static_cast<long long>(shape.heads) * query_groups(shape.seq_q);
-    std::printf("      %d splits of up to %lld keys (kMinKeysPerSplit %d): %lld warps on %d SMs, %.1f per SM "
-                "(kWarpsPerSm %d)\n"
-                "      %.2fx the one-split kernel (%lld warps), %.2fx of 5.02 (the cuBLAS path), on the same data\n",
-                splits, wb::ceil_div(static_cast<long long>(shape.seq_k), static_cast<long long>(splits)),
-                kMinKeysPerSplit, warps_per_split * splits, sms, double(warps_per_split) * splits / sms, kWarpsPerSm,
-                ms[0] > 0 ? ms[1] / ms[0] : 0.0, warps_per_split, ms[0] > 0 ? yard_ms / ms[0] : 0.0);
+    std::printf(
+        "      %d splits of up to %lld keys (kMinKeysPerSplit %d): %lld warps on %d SMs, %.1f per SM "
+        "(kWarpsPerSm %d)\n"
+        "      %.2fx the one-split kernel (%lld warps), %.2fx of 5.02 (the cuBLAS path), on the same data\n",
+        splits, wb::ceil_div(static_cast<long long>(shape.seq_k), static_cast<long long>(splits)), kMinKeysPerSplit,
+        warps_per_split * splits, sms, double(warps_per_split) * splits / sms, kWarpsPerSm,
+        ms[0] > 0 ? ms[1] / ms[0] : 0.0, warps_per_split, ms[0] > 0 ? yard_ms / ms[0] : 0.0);
   }
   return pass ? wb::kExitPass : wb::kExitFail;
 }

@@ -54,9 +54,9 @@ struct Row {
   std::string status, note;  // PASS, FAIL or SKIP (note: why)
   wb::TimingStats time;
   double flop = 0, bytes = 0;
-  double cublas_ms = 0;    // the cuBLAS path on the same shape in this run (0: none)
-  double memcpy_gbs = 0;   // decoding: the copy of the same bytes (0: not a memory-bound row)
-  bool bf16 = false;       // 5.05: BF16 data, rated against the BF16 tensor peak
+  double cublas_ms = 0;   // the cuBLAS path on the same shape in this run (0: none)
+  double memcpy_gbs = 0;  // decoding: the copy of the same bytes (0: not a memory-bound row)
+  bool bf16 = false;      // 5.05: BF16 data, rated against the BF16 tensor peak
 };
 
 std::string shape_text(const AttentionShape& s) {
@@ -333,8 +333,8 @@ int main(int argc, char** argv) {
         const AttentionShape shape{32, 1, static_cast<int>(seq_k), static_cast<int>(d), true};
         Problem p(shape, wb::kDefaultSeed + 1);
         const int splits = attention_decoding_splits(shape, device.sm_count);
-        wb::DeviceBuffer<float> workspace(std::max(attention_scores_elements(shape),
-                                                   attention_decoding_workspace_elements(shape, splits)));
+        wb::DeviceBuffer<float> workspace(
+            std::max(attention_scores_elements(shape), attention_decoding_workspace_elements(shape, splits)));
         double cublas_ms = 0;
         // 5.02's launcher takes square causal shapes only; the same cuBLAS path from reference_gpu.cu also
         // takes decoding's.
@@ -348,8 +348,8 @@ int main(int argc, char** argv) {
                 &cublas_ms);
         results.back().note = "1 split";
         for (std::size_t i = results.size() - 3; i < results.size(); ++i) {
-          results[i].memcpy_gbs = wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(results[i].bytes / 2),
-                                                             args.repeat);
+          results[i].memcpy_gbs =
+              wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(results[i].bytes / 2), args.repeat);
           print(results[i]);
         }
       }

@@ -192,11 +192,11 @@ wb::TimingStats AttentionBench::time(const AttentionKernel& kernel) {
 const wb::TimingStats& AttentionBench::yardstick() {
   if (!yardstick_done_) {
     Buffers& b = *buffers_;
-    attention_reference(b.q.data(), b.k.data(), b.v.data(), b.yard_o.data(), b.yard_l.data(), shape_,
-                        b.scores.data(), nullptr);  // creates the cuBLAS handle, outside the timing
+    attention_reference(b.q.data(), b.k.data(), b.v.data(), b.yard_o.data(), b.yard_l.data(), shape_, b.scores.data(),
+                        nullptr);  // creates the cuBLAS handle, outside the timing
     yardstick_ = wb::bench(nullptr, lesson_.bench_options(memory_bound_), [&] {
-      attention_reference(b.q.data(), b.k.data(), b.v.data(), b.yard_o.data(), b.yard_l.data(), shape_,
-                          b.scores.data(), nullptr);
+      attention_reference(b.q.data(), b.k.data(), b.v.data(), b.yard_o.data(), b.yard_l.data(), shape_, b.scores.data(),
+                          nullptr);
     });
     yardstick_done_ = true;
   }

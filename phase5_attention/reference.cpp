@@ -19,23 +19,25 @@ double AttentionShape::flop() const {
   return causal ? full / 2 : full;
 }
 
-float attention_scale(int d) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))); }
+float attention_scale(int d) {
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+}
 
 void validate_attention_shape(const AttentionShape& s) {
   if (s.d != 64 && s.d != 128)
     throw std::invalid_argument("attention: head dimension d must be 64 or 128, got " + std::to_string(s.d));
   if (s.heads < 0 || s.seq_q < 0 || s.seq_k < 1)
     throw std::invalid_argument("attention: heads and seq_q must be >= 0 and seq_k >= 1");
-  if (s.causal && s.seq_q != s.seq_k)
-    throw std::invalid_argument("attention: a causal shape needs seq_q == seq_k");
+  if (s.causal && s.seq_q != s.seq_k) throw std::invalid_argument("attention: a causal shape needs seq_q == seq_k");
 }
 
 void validate_decoding_shape(const AttentionShape& s) {
   AttentionShape square = s;
   if (s.causal && s.seq_q > s.seq_k)
-    throw std::invalid_argument("attention: a causal shape needs seq_q <= seq_k (the last seq_q rows of a causal "
-                                "square), got seq_q = " + std::to_string(s.seq_q) + ", seq_k = " +
-                                std::to_string(s.seq_k));
+    throw std::invalid_argument(
+        "attention: a causal shape needs seq_q <= seq_k (the last seq_q rows of a causal "
+        "square), got seq_q = " +
+        std::to_string(s.seq_q) + ", seq_k = " + std::to_string(s.seq_k));
   square.causal = false;  // the other checks
   validate_attention_shape(square);
 }
@@ -103,8 +105,7 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
   const float* k = in.k.data() + static_cast<std::size_t>(head) * shape.seq_k * d;
   const float* v = in.v.data() + static_cast<std::size_t>(head) * shape.seq_k * d;
   int keys = shape.seq_k;
-  if (shape.causal && variant.mask)
-    keys = std::min(keys, row + 1 + (shape.seq_k - shape.seq_q) + variant.causal_shift);
+  if (shape.causal && variant.mask) keys = std::min(keys, row + 1 + (shape.seq_k - shape.seq_q) + variant.causal_shift);
   if (variant.key_limit >= 0) keys = std::min(keys, variant.key_limit);
   keys = std::max(keys, 0);
 

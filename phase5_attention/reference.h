@@ -89,7 +89,7 @@ struct AttentionKernel {
   AttentionKernel(DecodingAttentionLauncher decoding_launcher, int split_count)
       : decoding(decoding_launcher), splits(split_count) {}
 
-  AttentionLauncher on_chip = nullptr;             // 5.03, 5.04
+  AttentionLauncher on_chip = nullptr;            // 5.03, 5.04
   ScoresAttentionLauncher with_scores = nullptr;  // 5.01, 5.02: needs the scores workspace
   DecodingAttentionLauncher decoding = nullptr;   // 5.06: needs the partials' workspace
   int splits = 1;                                 // 5.06: the split count it is called with

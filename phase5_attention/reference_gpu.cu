@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "phase5_attention/reference_gpu.h"
-
 #include "common/check_cublas.h"
+#include "phase5_attention/reference_gpu.h"
 #include "phase5_attention/row_softmax.cuh"
 
 namespace p5 {
@@ -22,9 +21,9 @@ void attention_reference_cublas(cublasHandle_t handle, const float* Q, const flo
                                           k_stride, Q, CUDA_R_32F, d, q_stride, &zero, workspace, CUDA_R_32F, sk,
                                           s_stride, shape.heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   masked_row_softmax(workspace, L, shape, stream);
-  CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, d, sq, sk, &one, V, CUDA_R_32F, d,
-                                          k_stride, workspace, CUDA_R_32F, sk, s_stride, &zero, O, CUDA_R_32F, d,
-                                          q_stride, shape.heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, d, sq, sk, &one, V, CUDA_R_32F, d, k_stride,
+                                          workspace, CUDA_R_32F, sk, s_stride, &zero, O, CUDA_R_32F, d, q_stride,
+                                          shape.heads, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 void attention_reference(const float* Q, const float* K, const float* V, float* O, float* L,

@@ -65,8 +65,8 @@ __global__ void masked_row_softmax_kernel(float* __restrict__ S, float* __restri
 void masked_row_softmax(float* scores, float* L, const AttentionShape& shape, cudaStream_t stream) {
   const std::size_t rows = static_cast<std::size_t>(shape.heads) * shape.seq_q;
   if (rows == 0) return;
-  masked_row_softmax_kernel<<<static_cast<unsigned>(rows), kRowSoftmaxThreads, 0, stream>>>(
-      scores, L, shape.seq_q, shape.seq_k, shape.causal);
+  masked_row_softmax_kernel<<<static_cast<unsigned>(rows), kRowSoftmaxThreads, 0, stream>>>(scores, L, shape.seq_q,
+                                                                                            shape.seq_k, shape.causal);
   CUDA_CHECK_KERNEL();
 }
 

@@ -12,7 +12,7 @@
 #   bench3    the phase 3 reduction ladder on 1 GiB and 64 MiB against CUB (CSV to $OUT/p3_bench.csv)
 # Logs go to $OUT when it is set, else to build/gpu/logs.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-build/gpu/logs}
 mkdir -p "$out"
 jobs=$(nproc)
@@ -24,7 +24,8 @@ run_stage() {
     build)
       { nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader; nvcc --version | tail -n 1;
         cmake --version | head -n 1; } | tee "$out/machine.txt"
-      cmake --preset gpu ${WB_CONFIGURE_ARGS:-} >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
+      read -r -a configure_args <<<"${WB_CONFIGURE_ARGS:-}"
+      cmake --preset gpu ${configure_args[@]+"${configure_args[@]}"} >"$out/configure.log" 2>&1 && cmake --build --preset gpu -j "$jobs" 2>&1 | tee "$out/build.log" | grep -E "warning|error|FAILED" ;
       [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed (see build.log)"; tail -n 30 "$out/build.log"; return 1; } ;;
     test)
       ctest --test-dir build/gpu -L 'host|common|grader|solution' -j 4 --output-on-failure 2>&1 | tee "$out/test.log" | tail -n 25 ;;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2094 # the loop reads the registry, and awk reads columns of it again: no writes
 # pristine_stubs.sh <source-dir> <build-dir> [compute-sanitizer]
 # Proves every grader can fail: on the untouched stubs, each learner test must FAIL by failed
 # assertions whose output contains the exercise's FAILS_WITH text, and each learner lesson must
@@ -57,7 +58,7 @@ verdict() {
 
 # WB_PRISTINE_ONLY=<regex> checks only the exercises whose id matches (e.g. '^5\.' for one phase).
 only=${WB_PRISTINE_ONLY:-}
-while IFS=$'\t' read -r id name stub _solution test_bin lesson_bin fails_with smoke _later_columns; do
+while IFS=$'\t' read -r id name _stub _solution test_bin lesson_bin fails_with smoke _later_columns; do
   case "$id" in '#'*|'') continue ;; esac
   if [ -n "$only" ] && ! [[ $id =~ $only ]]; then continue; fi
   log=$log_dir/$id.test.log

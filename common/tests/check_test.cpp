@@ -12,10 +12,14 @@
 #include "common/testing.h"
 
 namespace {
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 }  // namespace
 
-TEST_CASE("CUDA_CHECK passes cudaSuccess through silently", "[host][check]") { CHECK_NOTHROW(CUDA_CHECK(cudaSuccess)); }
+TEST_CASE("CUDA_CHECK passes cudaSuccess through silently", "[host][check]") {
+  CHECK_NOTHROW(CUDA_CHECK(cudaSuccess));
+}
 
 TEST_CASE("CUDA_CHECK throws a CudaError naming the call, the place and the error", "[host][check]") {
   try {

@@ -59,8 +59,7 @@ TEST_CASE("PinnedBuffer gives page-locked host memory", "[gpu][common]") {
   CHECK(attributes.type == cudaMemoryTypeHost);
 }
 
-TEST_CASE("bench times every repeat, and the memcpy reference lands between 10% and 100% of peak",
-          "[gpu][common]") {
+TEST_CASE("bench times every repeat, and the memcpy reference lands between 10% and 100% of peak", "[gpu][common]") {
   wb::DeviceBuffer<float> a(1 << 24), b(1 << 24);
   const wb::TimingStats t = wb::bench(nullptr, wb::BenchOptions{2, 7, true}, [&] {
     CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, nullptr));

@@ -70,7 +70,9 @@ Rejection reject(const std::string& text) {
   return r;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // The reader rejects `text` at `line`, and the message is "test.mtx:<line>: ..." containing `reason`.
 #define CHECK_REJECTED(text, expected_line, reason)                                  \

@@ -27,13 +27,16 @@ wb::ResultLine sample_line() {
   return line;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
-TEST_CASE("the result line has its columns with units: id and launcher; size; time and spread; rate; % of peak; "
-          "% of the yardstick; verdict",
-          "[host][report]") {
+TEST_CASE(
+    "the result line has its columns with units: id and launcher; size; time and spread; rate; % of peak; "
+    "% of the yardstick; verdict",
+    "[host][report]") {
   const std::string text = wb::format_result_line(sample_line());
   INFO(text);
   CHECK(text.rfind("0.02 ", 0) == 0);
@@ -117,8 +120,8 @@ TEST_CASE("a failed CSV row keeps the header's columns, with dashes for the numb
   INFO(row);
   auto fields = [](const std::string& s) { return std::count(s.begin(), s.end(), ',') + 1; };
   CHECK(fields(row) == fields(wb::csv_header()));
-  CHECK(row.rfind("0.02,vector_add_float4,n=64M,0.273400,0.270000,0.43,-,GB/s,-,DRAM peak,-,percent,memcpy,0,FAIL,", 0) ==
-        0);
+  CHECK(row.rfind("0.02,vector_add_float4,n=64M,0.273400,0.270000,0.43,-,GB/s,-,DRAM peak,-,percent,memcpy,0,FAIL,",
+                  0) == 0);
 }
 
 TEST_CASE("failure_headline keeps the words before a verifier's first colon", "[host][report]") {

@@ -23,7 +23,9 @@ namespace {
 
 const std::string kDir = WB_SHARED_MTX_DIR;
 
-Coo load(const std::string& relative) { return wb::sparse::read_matrix_market_file(kDir + "/" + relative); }
+Coo load(const std::string& relative) {
+  return wb::sparse::read_matrix_market_file(kDir + "/" + relative);
+}
 
 // Entries sorted by position: files may list the same matrix in different orders.
 std::vector<std::tuple<int, int, float>> sorted_entries(const Coo& a) {
@@ -33,7 +35,9 @@ std::vector<std::tuple<int, int, float>> sorted_entries(const Coo& a) {
   return out;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 

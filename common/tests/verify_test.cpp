@@ -160,7 +160,9 @@ TEST_CASE("inspect_guards finds writes past the end and before the start", "[hos
   const float canary = wb::canary_value<float>();
   const std::size_t front = 4, count = 10, back = 4;
   std::vector<float> all(front + count + back, canary);
-  SECTION("intact guards pass") { CHECK(wb::inspect_guards(all.data(), front, count, back, canary).ok()); }
+  SECTION("intact guards pass") {
+    CHECK(wb::inspect_guards(all.data(), front, count, back, canary).ok());
+  }
   SECTION("one element past the end is caught and located") {
     all[front + count] = 1.0f;  // index n
     const wb::GuardReport r = wb::inspect_guards(all.data(), front, count, back, canary);

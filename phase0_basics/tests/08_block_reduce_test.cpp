@@ -46,7 +46,8 @@ TEST_CASE("reduce_sum_atomic sums all-negative and constant arrays", "[p0][0.08]
   const std::uint64_t seed = wb::test::seed();
   INFO("reduce_sum_atomic with n = " << n << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
   // All terms of one sign: no cancellation, so sum|x| = |sum| and the bound is relative.
-  check_reduce(reduce_sum_atomic, "reduce_sum_atomic on random floats in [-1, 0)", wb::random_floats(n, seed, -1.0f, 0.0f), false);
+  check_reduce(reduce_sum_atomic, "reduce_sum_atomic on random floats in [-1, 0)",
+               wb::random_floats(n, seed, -1.0f, 0.0f), false);
   // Every partial sum of 0.5s is a multiple of 0.5 below 2^23 up to n = 2^24: exact in any order.
   const bool exact = n <= (std::size_t(1) << 24);
   check_reduce(reduce_sum_atomic, "reduce_sum_atomic on n copies of 0.5", std::vector<float>(n, 0.5f), exact);

@@ -67,4 +67,3 @@ void check_reduce(ReduceSumLauncher reduce, const std::string& what, const std::
   WB_REQUIRE_OK(din.check_guards(), what + ": the input's guards");
   WB_REQUIRE_OK(wb::compare(x, din.download(), wb::Tolerance{0, 0}), what + ": the input (must stay unchanged)");
 }
-

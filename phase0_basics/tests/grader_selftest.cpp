@@ -16,8 +16,7 @@ namespace {
 const std::vector<std::size_t> kSizes = {1, 31, 33, 4099, 16411};
 }  // namespace
 
-TEST_CASE("planted race: the last warp without __syncwarp passes the plain grader",
-          "[gpu][grader][p0][planted-race]") {
+TEST_CASE("planted race: the last warp without __syncwarp passes the plain grader", "[gpu][grader][p0][planted-race]") {
   for (const std::size_t n : kSizes)
     check_reduce(planted_reduce_no_syncwarp, "planted_reduce_no_syncwarp", wb::random_dyadic_floats(n, 7), true);
 }

@@ -57,8 +57,7 @@ template <Bug bug>
 void launch(const float* in, float* result, std::size_t n, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));
   if (n == 0) return;
-  const unsigned int blocks = static_cast<unsigned int>(
-      std::min<std::size_t>(kBlocks, (n + kThreads - 1) / kThreads));
+  const unsigned int blocks = static_cast<unsigned int>(std::min<std::size_t>(kBlocks, (n + kThreads - 1) / kThreads));
   planted_block_reduce<bug><<<blocks, kThreads, 0, stream>>>(in, result, n);
   CUDA_CHECK_KERNEL();
 }

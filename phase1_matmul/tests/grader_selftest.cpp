@@ -180,9 +180,8 @@ TEST_CASE("how often a run catches a stage refilled before its wgmma finished", 
     constexpr int kRuns = 10;
     int caught = 0;
     for (int r = 0; r < kRuns; ++r)
-      caught += grade_matmul_bf16("planted", planted_hopper_early_refill, shape, false, wb::test::seed() + r).empty()
-                    ? 0
-                    : 1;
+      caught +=
+          grade_matmul_bf16("planted", planted_hopper_early_refill, shape, false, wb::test::seed() + r).empty() ? 0 : 1;
     WARN("early refill at " << shape.M << "x" << shape.N << "x" << shape.K << ": caught by " << caught << " of "
                             << kRuns << " graded runs");
   }

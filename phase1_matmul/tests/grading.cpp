@@ -72,7 +72,9 @@ wb::Tolerance tolerance_of(const MatmulCase& c, double magnitude, bool exact, Ma
 
 // A missed tail tile spoils (nearly) every element past its first row or column; a bug elsewhere,
 // e.g. a dropped k term, leaves some elements right by chance and spreads over the whole matrix.
-bool dense(std::size_t bad, std::size_t region) { return region > 0 && double(bad) >= 0.9 * double(region); }
+bool dense(std::size_t bad, std::size_t region) {
+  return region > 0 && double(bad) >= 0.9 * double(region);
+}
 
 // With exact inputs, does every wrong element equal what a given wrong kernel computes? `term(i, j, k)`
 // is the product that kernel adds for k in [0, k_end). Only for CPU-sized cases (it recomputes).
@@ -135,10 +137,10 @@ std::string explain(const MatmulCase& c, const Inputs& in, BLayout layout, const
     }
   }
   // The BF16 rungs store B as N x K; a kernel that indexes it as the FP32 ladder's K x N reads B[k N + j].
-  const bool b_as_kxn =
-      exact && untouched_total == 0 && layout == BLayout::NxK &&
-      every_bad_element_is(c, in, got, bad_elements, c.K,
-                           [&](int i, int j, int k) { return a_at(i, k) * double(in.B[std::size_t(k) * c.N + j]); });
+  const bool b_as_kxn = exact && untouched_total == 0 && layout == BLayout::NxK &&
+                        every_bad_element_is(c, in, got, bad_elements, c.K, [&](int i, int j, int k) {
+                          return a_at(i, k) * double(in.B[std::size_t(k) * c.N + j]);
+                        });
   if (c.beta == 0.0f && nan > 0) {
     why << "With beta = 0 some outputs are NaN and C held NaN: beta = 0 must not read C (the BLAS rule), "
            "so skip the beta term when beta is 0.";
@@ -166,7 +168,6 @@ std::string explain(const MatmulCase& c, const Inputs& in, BLayout layout, const
   }
   return why.str();
 }
-
 
 // One case of either grader. The inputs are offset `a_offset` / `b_offset` elements from a 256-byte
 // boundary (0: aligned), in both guard layouts (WB_EXACT_INPUTS too).
@@ -378,8 +379,8 @@ void check_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16Ma
   const bool fast = c.K > 0 && c.K % 8 == 0 && c.a_offset % 8 == 0 && c.b_offset % 8 == 0;
   INFO(name << " with M = " << c.M << ", N = " << c.N << ", K = " << c.K << ", alpha = " << c.alpha
             << ", beta = " << c.beta << (c.a_offset ? ", A misaligned by one element" : "")
-            << (c.b_offset ? ", B misaligned by one element" : "") << ", seed " << seed << " (replay with WB_SEED="
-            << seed << ")");
+            << (c.b_offset ? ", B misaligned by one element" : "") << ", seed " << seed
+            << " (replay with WB_SEED=" << seed << ")");
   INFO(std::string(fast ? "the fast path: K % 8 == 0 and 16-byte aligned A and B (bf16_fast_path_ok)"
                         : "not the fast path (K % 8 != 0, K = 0 or misaligned A or B): matmul_bf16_fallback "
                           "should take it"));
@@ -389,8 +390,9 @@ void check_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16Ma
     if (!failure.empty()) FAIL(failure);
   }
   {
-    INFO("random BF16 inputs in [-1, 1]: tolerance 2u (K + ceil(K/4) + 2) sum|alpha a b| + |beta c| per element "
-         "(tensor cores add with truncation)");
+    INFO(
+        "random BF16 inputs in [-1, 1]: tolerance 2u (K + ceil(K/4) + 2) sum|alpha a b| + |beta c| per element "
+        "(tensor cores add with truncation)");
     const std::string failure = grade_matmul_bf16(name, launch, c, false, seed + 7);
     if (!failure.empty()) FAIL(failure);
   }

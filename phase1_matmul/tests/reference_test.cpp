@@ -85,7 +85,9 @@ namespace {
 // The tensor-core addition that Fasi et al. (2021) measured, in double (where every step here is
 // exact): products exact; the accumulator and a block of products aligned to the largest exponent and
 // truncated to FP32's 24 bits; the sum normalized to 24 bits, truncating again.
-double truncate_to_multiple(double x, double ulp) { return std::trunc(x / ulp) * ulp; }
+double truncate_to_multiple(double x, double ulp) {
+  return std::trunc(x / ulp) * ulp;
+}
 double truncate_to_fp32(double x) {
   if (x == 0) return 0;
   int e = 0;

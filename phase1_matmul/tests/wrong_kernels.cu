@@ -110,8 +110,8 @@ __global__ void planted_bf16_kernel(int M, int N, int K, float alpha, const __nv
 }
 
 template <Bf16Bug bug>
-void launch_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
-                 float* C, cudaStream_t stream) {
+void launch_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta, float* C,
+                 cudaStream_t stream) {
   if (M == 0 || N == 0) return;
   const dim3 block(16, 16);
   const dim3 grid(wb::ceil_div(N, 16), wb::ceil_div(M, 16));
@@ -121,8 +121,8 @@ void launch_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const
 
 }  // namespace
 
-void planted_bf16_correct(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                          float beta, float* C, cudaStream_t stream) {
+void planted_bf16_correct(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                          float* C, cudaStream_t stream) {
   launch_bf16<Bf16Bug::None>(M, N, K, alpha, A, B, beta, C, stream);
 }
 void planted_bf16_drops_k_tail(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
@@ -133,8 +133,8 @@ void planted_bf16_reads_c_when_beta_zero(int M, int N, int K, float alpha, const
                                          const __nv_bfloat16* B, float beta, float* C, cudaStream_t stream) {
   launch_bf16<Bf16Bug::ReadsCWhenBetaZero>(M, N, K, alpha, A, B, beta, C, stream);
 }
-void planted_bf16_b_as_kxn(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                           float beta, float* C, cudaStream_t stream) {
+void planted_bf16_b_as_kxn(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                           float* C, cudaStream_t stream) {
   launch_bf16<Bf16Bug::BAsKxN>(M, N, K, alpha, A, B, beta, C, stream);
 }
 void planted_bf16_skips_tail_cols(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
@@ -170,11 +170,11 @@ void planted_tiled_correct(int M, int N, int K, float alpha, const float* A, con
                            cudaStream_t stream) {
   launch_tiled<TileBug::None>(M, N, K, alpha, A, B, beta, C, stream);
 }
-void planted_tiled_no_barrier(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                              float* C, cudaStream_t stream) {
+void planted_tiled_no_barrier(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream) {
   launch_tiled<TileBug::NoBarrier>(M, N, K, alpha, A, B, beta, C, stream);
 }
-void planted_tiled_reads_past_end_masked(int M, int N, int K, float alpha, const float* A, const float* B,
-                                         float beta, float* C, cudaStream_t stream) {
+void planted_tiled_reads_past_end_masked(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                                         float* C, cudaStream_t stream) {
   launch_tiled<TileBug::ReadsPastEndMasked>(M, N, K, alpha, A, B, beta, C, stream);
 }

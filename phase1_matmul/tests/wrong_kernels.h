@@ -26,24 +26,24 @@ void planted_writes_past_end(int M, int N, int K, float alpha, const float* A, c
 // read past the end of A and B and zero the values.
 void planted_tiled_correct(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                            cudaStream_t stream);
-void planted_tiled_no_barrier(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                              float* C, cudaStream_t stream);
-void planted_tiled_reads_past_end_masked(int M, int N, int K, float alpha, const float* A, const float* B,
-                                         float beta, float* C, cudaStream_t stream);
+void planted_tiled_no_barrier(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
+                              cudaStream_t stream);
+void planted_tiled_reads_past_end_masked(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                                         float* C, cudaStream_t stream);
 
 // ---- BF16 (matmul_bf16.cuh: C = alpha A B^T + beta C, B stored N x K) ------------------------------
 // One thread per output with one switchable bug, on any shape (no fast path: the grader's verdict on
 // the kernel alone).
-void planted_bf16_correct(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                          float beta, float* C, cudaStream_t stream);
+void planted_bf16_correct(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                          float* C, cudaStream_t stream);
 // Loops k < K - K % 64 only: the partial last K tile dropped.
 void planted_bf16_drops_k_tail(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
                                float beta, float* C, cudaStream_t stream);
 void planted_bf16_reads_c_when_beta_zero(int M, int N, int K, float alpha, const __nv_bfloat16* A,
                                          const __nv_bfloat16* B, float beta, float* C, cudaStream_t stream);
 // Indexes B as the FP32 ladder's K x N (B[k N + j]) instead of N x K.
-void planted_bf16_b_as_kxn(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                           float beta, float* C, cudaStream_t stream);
+void planted_bf16_b_as_kxn(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                           float* C, cudaStream_t stream);
 // Leaves the columns past the last whole 64-wide tile unwritten.
 void planted_bf16_skips_tail_cols(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
                                   float beta, float* C, cudaStream_t stream);

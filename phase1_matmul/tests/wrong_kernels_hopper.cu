@@ -135,11 +135,20 @@ void planted_hopper_early_refill(int M, int N, int K, float alpha, const __nv_bf
 std::vector<Bf16Plant> hopper_bf16_plants() {
   return {
       {"a correct TMA + wgmma kernel, exact inputs", planted_hopper_correct, {127, 129, 136, 2.0f, -1.0f}, true, ""},
-      {"a correct TMA + wgmma kernel, random inputs", planted_hopper_correct, {1000, 1000, 1000, 0.5f, 2.0f}, false,
+      {"a correct TMA + wgmma kernel, random inputs",
+       planted_hopper_correct,
+       {1000, 1000, 1000, 0.5f, 2.0f},
+       false,
        ""},
-      {"descriptors without the swizzle the TMA wrote", planted_hopper_wrong_swizzle, {256, 256, 256, 1.0f, 0.0f},
-       true, "The wrong elements are spread over C"},
-      {"a stage refilled before the wgmma that read it finished", planted_hopper_early_refill,
-       {256, 256, 4096, 1.0f, 0.0f}, false, "elements wrong"},
+      {"descriptors without the swizzle the TMA wrote",
+       planted_hopper_wrong_swizzle,
+       {256, 256, 256, 1.0f, 0.0f},
+       true,
+       "The wrong elements are spread over C"},
+      {"a stage refilled before the wgmma that read it finished",
+       planted_hopper_early_refill,
+       {256, 256, 4096, 1.0f, 0.0f},
+       false,
+       "elements wrong"},
   };
 }

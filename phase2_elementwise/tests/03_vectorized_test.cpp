@@ -30,9 +30,13 @@ constexpr float kRange = 5.0f;  // inputs uniform in [-5, 5)
 // A guard of kDefaultGuard + k floats puts data() k floats past a 256-byte boundary (cudaMalloc is
 // 256-byte aligned and the default guard is a multiple of 64 floats), and the canaries still sit
 // directly before element 0 and after element n - 1: a write to out[-1] or out[n] damages one.
-std::size_t guard_for(std::size_t offset) { return wb::GuardedDeviceBuffer<float>::kDefaultGuard + offset; }
+std::size_t guard_for(std::size_t offset) {
+  return wb::GuardedDeviceBuffer<float>::kDefaultGuard + offset;
+}
 
-std::size_t floats_past_256(const float* p) { return (reinterpret_cast<std::uintptr_t>(p) % 256) / 4; }
+std::size_t floats_past_256(const float* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) % 256) / 4;
+}
 
 // GELU in float against the double reference, per element (u = 2^-24, first order):
 //   inner = k (x + c x^3) in float: the constants k and c (one rounding each), x * x, c * x, the
@@ -49,8 +53,8 @@ double gelu_bound(float x) {
   const double t = std::tanh(inner);
   const double out = gelu_tanh_reference(x);
   const double u = wb::kFloatEpsilon;
-  return 1.25 * u * (0.5 * std::fabs(x) * (6.0 * (1.0 - t * t) * std::fabs(inner) + 4.0 * std::fabs(t)) +
-                     3.0 * std::fabs(out));
+  return 1.25 * u *
+         (0.5 * std::fabs(x) * (6.0 * (1.0 - t * t) * std::fabs(inner) + 4.0 * std::fabs(t)) + 3.0 * std::fabs(out));
 }
 
 // Runs `launch` on every pointer pair of kOffsets and checks the n outputs, the canaries on both
@@ -72,7 +76,9 @@ void check_all_offsets(const char* name, Launcher launch, const std::vector<floa
     WB_REQUIRE_OK(dout.check_guards(), name);
     const std::vector<float> got = dout.download();
     WB_REQUIRE_OK(wb::compare_each(expected.data(), got.data(), n,
-                                   [&](std::size_t i) { return wb::Tolerance{bound.empty() ? 0.0 : bound[i], 0.0}; }),
+                                   [&](std::size_t i) {
+                                     return wb::Tolerance{bound.empty() ? 0.0 : bound[i], 0.0};
+                                   }),
                   name);
   }
 }

@@ -28,9 +28,8 @@ struct Shape {
 // anything the launcher picks); 16384 x 4096, more rows than the grid has blocks (the row loop must
 // cover them), shrunk to 64 x 4096 under compute-sanitizer.
 std::vector<Shape> shapes() {
-  const std::vector<Shape> all = {{0, 5},    {5, 0},      {1, 1},    {1, 31},   {3, 33},      {37, 32},
-                                  {7, 1002}, {37, 1000},  {1000, 1}, {5, 4096}, {3, 10000},   {1000, 1000},
-                                  {16384, 4096}};
+  const std::vector<Shape> all = {{0, 5},     {5, 0},    {1, 1},    {1, 31},    {3, 33},      {37, 32},     {7, 1002},
+                                  {37, 1000}, {1000, 1}, {5, 4096}, {3, 10000}, {1000, 1000}, {16384, 4096}};
   std::vector<Shape> chosen;
   for (const Shape& s : all) {
     const bool large = static_cast<std::size_t>(s.rows) * static_cast<std::size_t>(s.cols) > (std::size_t(1) << 20);
@@ -100,7 +99,8 @@ void check_launcher(const char* name, Launcher launch, bool gelu, Shape shape, S
   wb::GuardedDeviceBuffer<float> din = guarded_input(in, in_shift);
   wb::GuardedDeviceBuffer<float> dbias = guarded_input(bias, bias_shift);
   wb::GuardedDeviceBuffer<float> dout(count + out_shift);  // poisoned inside, canaries around
-  WB_RUN_LAUNCHER(launch(din.data() + in_shift, dbias.data() + bias_shift, dout.data() + out_shift, rows, cols, nullptr));
+  WB_RUN_LAUNCHER(
+      launch(din.data() + in_shift, dbias.data() + bias_shift, dout.data() + out_shift, rows, cols, nullptr));
   WB_REQUIRE_OK(dout.check_guards(), name);
   const std::vector<float> all = dout.download();
   if (out_shift == 1 && !wb::same_bits(all[0], wb::poison_value<float>()))
@@ -113,8 +113,7 @@ void check_launcher(const char* name, Launcher launch, bool gelu, Shape shape, S
                   name);
   } else {
     // One float add on both sides: exact.
-    WB_REQUIRE_OK(wb::compare(expected.data(), got, count, wb::Tolerance{0, 0}, static_cast<std::size_t>(cols)),
-                  name);
+    WB_REQUIRE_OK(wb::compare(expected.data(), got, count, wb::Tolerance{0, 0}, static_cast<std::size_t>(cols)), name);
   }
 }
 

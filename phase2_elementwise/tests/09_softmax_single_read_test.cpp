@@ -43,10 +43,18 @@ std::vector<float> softmax_inputs(int rows, int cols, std::uint64_t seed) {
     for (int c = 0; c < cols; ++c) {
       const float noise = rng.uniform(-1.0f, 1.0f);
       switch (kind) {
-        case 2: row[c] = ((rng.next_u64() & 1) ? 1000.0f : -1000.0f) + noise; break;
-        case 3: row[c] = -1000.0f + noise; break;
-        case 4: row[c] = (c < cols / 2 || rng.integer(0, 2) == 0) && c != cols - 1 ? -inf : noise; break;
-        default: row[c] = noise; break;
+        case 2:
+          row[c] = ((rng.next_u64() & 1) ? 1000.0f : -1000.0f) + noise;
+          break;
+        case 3:
+          row[c] = -1000.0f + noise;
+          break;
+        case 4:
+          row[c] = (c < cols / 2 || rng.integer(0, 2) == 0) && c != cols - 1 ? -inf : noise;
+          break;
+        default:
+          row[c] = noise;
+          break;
       }
     }
     if (kind == 1) {
@@ -116,9 +124,10 @@ void check_softmax(Shape shape, std::uint64_t seed) {
     sums[r] = static_cast<float>(sum);
     sum_bounds[r] += wb::kFloatEpsilon;  // the double sum rounded to float for the comparison
   }
-  WB_REQUIRE_OK(wb::compare_each(
-                    ones.data(), sums.data(), ones.size(),
-                    [&](std::size_t r) { return wb::Tolerance{sum_bounds[r], 0}; }),
+  WB_REQUIRE_OK(wb::compare_each(ones.data(), sums.data(), ones.size(),
+                                 [&](std::size_t r) {
+                                   return wb::Tolerance{sum_bounds[r], 0};
+                                 }),
                 "softmax_single_read row sums");
 }
 
@@ -130,16 +139,28 @@ std::vector<Shape> shapes(std::initializer_list<Shape> all, Shape large, Shape l
 
 }  // namespace
 
-TEST_CASE("softmax_single_read matches the double reference for every row length, short, long and past the fast "
-          "path",
-          "[p2][2.09][gpu]") {
+TEST_CASE(
+    "softmax_single_read matches the double reference for every row length, short, long and past the fast "
+    "path",
+    "[p2][2.09][gpu]") {
   // 1, 31, 32, 33 and 1000 columns: a warp per row in the reference solution, rows not a multiple
   // of 8; 4096: a block per row; 10000 and 32768: too long for registers (10000 % 4 != 0 too);
   // 129, 2050, 8192, 8193: the edges of the instantiations; 16384 x 4096: the lesson's shape.
-  const Shape shape = GENERATE(Catch::Generators::from_range(shapes(
-      {{1, 1}, {3, 31}, {37, 32}, {5, 33}, {7, 1000}, {37, 4096}, {3, 10000}, {2, 32768}, {1000, 1000},
-       {1001, 4096}, {17, 129}, {6, 2050}, {5, 8192}, {4, 8193}},
-      {16384, 4096}, {129, 4096})));
+  const Shape shape = GENERATE(Catch::Generators::from_range(shapes({{1, 1},
+                                                                     {3, 31},
+                                                                     {37, 32},
+                                                                     {5, 33},
+                                                                     {7, 1000},
+                                                                     {37, 4096},
+                                                                     {3, 10000},
+                                                                     {2, 32768},
+                                                                     {1000, 1000},
+                                                                     {1001, 4096},
+                                                                     {17, 129},
+                                                                     {6, 2050},
+                                                                     {5, 8192},
+                                                                     {4, 8193}},
+                                                                    {16384, 4096}, {129, 4096})));
   check_softmax(shape, wb::test::seed());
 }
 

@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: MIT
 // The phase 2 CPU references grade every kernel of the phase, so they are tested on their own.
+#include "phase2_elementwise/reference.h"
+
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "common/testing.h"
-#include "phase2_elementwise/reference.h"
 
 TEST_CASE("relu and the tanh GELU match known values", "[host][p2]") {
   CHECK(relu_reference(-2.0) == 0.0);
   CHECK(relu_reference(3.5) == 3.5);
   CHECK(std::isnan(relu_reference(std::nan(""))));  // a ReLU keeps NaN
   CHECK(gelu_tanh_reference(0.0) == 0.0);
-  CHECK(std::fabs(gelu_tanh_reference(1.0) - 0.8411919906) < 1e-9);   // tanh-form GELU(1)
+  CHECK(std::fabs(gelu_tanh_reference(1.0) - 0.8411919906) < 1e-9);  // tanh-form GELU(1)
   CHECK(std::fabs(gelu_tanh_reference(-1.0) + 0.1588080094) < 1e-9);
-  CHECK(std::fabs(gelu_tanh_reference(10.0) - 10.0) < 1e-12);          // ~identity for large x
-  CHECK(std::fabs(gelu_tanh_reference(-10.0)) < 1e-12);                 // ~0 for very negative x
+  CHECK(std::fabs(gelu_tanh_reference(10.0) - 10.0) < 1e-12);  // ~identity for large x
+  CHECK(std::fabs(gelu_tanh_reference(-10.0)) < 1e-12);        // ~0 for very negative x
 }
 
 TEST_CASE("rmsnorm divides by the root mean square plus eps, and maps a zero row to zeros", "[host][p2]") {

@@ -74,7 +74,9 @@ const char* data_name(SoftmaxData kind) {
 
 // Outputs that underflow to denormals (x - m below about -87) err by their ulp, 2^-149, an absolute
 // amount: 2^-140 covers it and is still far below the smallest normal float.
-double abs_term() { return std::ldexp(1.0, -140); }
+double abs_term() {
+  return std::ldexp(1.0, -140);
+}
 
 wb::Tolerance element_tolerance(const SoftmaxBound& bound, float x, float row_max, int cols) {
   if (std::isinf(x)) return wb::Tolerance{0.0, 0.0};  // exp(-inf) is exactly 0

@@ -62,7 +62,8 @@ TEST_CASE("the phase 3 grader accepts a correct reduction and names every plante
 // on it alone (gpu.p3.sanitizer-*, cmake workbook_sanitizer_catches). On their own the sums are
 // right, so the grader passes them: that it does is checked here, and the sanitizer tests prove the
 // grade's racecheck and exact-input memcheck runs fail them.
-TEST_CASE("planted race: 3.05's last warp without __syncwarp passes the plain grader", "[gpu][grader][p3][planted-race]") {
+TEST_CASE("planted race: 3.05's last warp without __syncwarp passes the plain grader",
+          "[gpu][grader][p3][planted-race]") {
   for (const std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(1025), std::size_t(4099)}) {
     INFO("n = " << n);
     const std::vector<float> input = make_float_input(SumInput::Exact, n, wb::test::seed());

@@ -15,7 +15,9 @@
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -50,7 +52,8 @@ TEST_CASE("reduce_workspace_elements covers the partial sums of every pass plan 
     for (std::size_t per_block : {128, 256, 512, 1024, 4096, 8192}) {
       for (std::size_t max_blocks : {0, 1056, 16383}) {
         INFO("n = " << n << ", " << per_block << " elements a block, at most " << max_blocks << " blocks");
-        CHECK(reduce_plan_workspace(n, per_block, max_blocks) + kFixedWorkspaceElements <= reduce_workspace_elements(n));
+        CHECK(reduce_plan_workspace(n, per_block, max_blocks) + kFixedWorkspaceElements <=
+              reduce_workspace_elements(n));
       }
     }
   }

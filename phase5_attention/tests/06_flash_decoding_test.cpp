@@ -51,7 +51,8 @@ TEST_CASE("attention_decoding_splits gives every SM work on a long KV cache", "[
                      << " SMs)");
     if (splits < 1) FAIL("attention_decoding_splits must return at least 1: the launcher refuses 0 splits.");
     if (warps < sms)
-      FAIL(std::to_string(sms - warps) + " of " + std::to_string(sms) + " SMs get no warp at all: split each "
+      FAIL(std::to_string(sms - warps) + " of " + std::to_string(sms) +
+           " SMs get no warp at all: split each "
            "head's keys until heads x splits passes the SM count a few times over (the number of SMs is the "
            "function's second argument).");
   }

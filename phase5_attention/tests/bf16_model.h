@@ -27,7 +27,9 @@ struct Bf16Kernel {
   Bug bug = Bug::None;
 };
 
-inline double truncate_to_multiple(double x, double ulp) { return std::trunc(x / ulp) * ulp; }
+inline double truncate_to_multiple(double x, double ulp) {
+  return std::trunc(x / ulp) * ulp;
+}
 
 inline double truncate_to_fp32(double x) {
   if (x == 0) return 0;

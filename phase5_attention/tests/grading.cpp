@@ -49,7 +49,9 @@ struct Outcome {
 // How far a kernel's output may be from a hypothesis (a wrong attention modelled in double) and still be
 // taken for it: a few times the bound, since the model's tiles need not be the kernel's. BF16's bound is
 // 2^-8-sized already, so twice it; FP32's four times.
-double hypothesis_slack(const Outcome& out) { return out.precision == AttentionPrecision::BF16 ? 2.0 : 4.0; }
+double hypothesis_slack(const Outcome& out) {
+  return out.precision == AttentionPrecision::BF16 ? 2.0 : 4.0;
+}
 
 // Does row (head, row) of the kernel's output match `ref` within `slack` times the row's bound?
 bool row_matches(const Outcome& out, int head, int row, const RowReference& ref, double slack) {
@@ -98,10 +100,10 @@ void decoding_hypotheses(const AttentionShape& s, int splits, std::vector<Hypoth
     ReferenceVariant dropped;
     dropped.key_limit = static_cast<int>(floor_limit);
     h.push_back({dropped, "O matches attention over the first " + std::to_string(floor_limit) + " keys only: keys " +
-                              std::to_string(floor_limit) + ".." + std::to_string(n - 1) +
-                              " belong to no split. " + std::to_string(splits) + " splits of seq_k / splits = " +
-                              std::to_string(n / S) + " keys (rounded down) stop short of seq_k = " +
-                              std::to_string(n) + ": the last split's tail keys were dropped; the last split must "
+                              std::to_string(floor_limit) + ".." + std::to_string(n - 1) + " belong to no split. " +
+                              std::to_string(splits) + " splits of seq_k / splits = " + std::to_string(n / S) +
+                              " keys (rounded down) stop short of seq_k = " + std::to_string(n) +
+                              ": the last split's tail keys were dropped; the last split must "
                               "end at seq_k."});
   }
   const long long chunk = (n + S - 1) / S, last_begin = (S - 1) * chunk;
@@ -109,8 +111,9 @@ void decoding_hypotheses(const AttentionShape& s, int splits, std::vector<Hypoth
     ReferenceVariant no_last;
     no_last.key_limit = static_cast<int>(last_begin);
     h.push_back({no_last, "O matches attention without the last split's keys (" + std::to_string(last_begin) + ".." +
-                              std::to_string(n - 1) + "): with chunks of ceil(seq_k / splits) = " +
-                              std::to_string(chunk) + " keys the last split is the short one, and its range must "
+                              std::to_string(n - 1) +
+                              "): with chunks of ceil(seq_k / splits) = " + std::to_string(chunk) +
+                              " keys the last split is the short one, and its range must "
                               "still run to seq_k (its partial must be written and merged too)."});
   }
   if (S > 1) {
@@ -142,9 +145,10 @@ std::vector<Hypothesis> hypotheses(const AttentionShape& s, int splits) {
     if (offset > 1) {
       ReferenceVariant square;
       square.causal_shift = -offset;
-      h.push_back({square, "O matches the causal mask of a square matrix (query i sees keys j <= i): in decoding the "
-                           "seq_q queries are the newest seq_q tokens, so query i is token seq_k - seq_q + i and sees "
-                           "keys j <= seq_k - seq_q + i; the last query sees every key."});
+      h.push_back({square,
+                   "O matches the causal mask of a square matrix (query i sees keys j <= i): in decoding the "
+                   "seq_q queries are the newest seq_q tokens, so query i is token seq_k - seq_q + i and sees "
+                   "keys j <= seq_k - seq_q + i; the last query sees every key."});
     }
     for (int shift : {1, -1}) {
       ReferenceVariant off;
@@ -185,9 +189,10 @@ std::vector<Hypothesis> hypotheses(const AttentionShape& s, int splits) {
   for (int tile : {1, 16, 32, 64, 128}) {
     ReferenceVariant stale;
     stale.no_rescale_tile = tile;
-    h.push_back({stale, "O and L match an online softmax that never rescales: when a tile raises a row's running "
-                        "max, the sum l and the output accumulator hold terms computed against the old max and "
-                        "must both be multiplied by exp(m_old - m_new) (the missing rescale when the max grows)."});
+    h.push_back({stale,
+                 "O and L match an online softmax that never rescales: when a tile raises a row's running "
+                 "max, the sum l and the output accumulator hold terms computed against the old max and "
+                 "must both be multiplied by exp(m_old - m_new) (the missing rescale when the max grows)."});
   }
   return h;
 }
@@ -305,7 +310,9 @@ std::vector<AttentionCase> attention_cases(bool causal) {
   return cases;
 }
 
-std::vector<AttentionCase> huge_logit_cases(bool causal) { return make_cases({65, 257}, causal, AttentionData::HugeLogits); }
+std::vector<AttentionCase> huge_logit_cases(bool causal) {
+  return make_cases({65, 257}, causal, AttentionData::HugeLogits);
+}
 
 namespace {
 
@@ -445,7 +452,8 @@ std::string judge_attention(const char* name, const AttentionCase& c, const p5::
     bool bad = !wb::within(want_l[row], out.l[row], tol_l[row]) || wb::same_bits(out.l[row], wb::poison_value<float>());
     for (int col = 0; col < d && !bad; ++col) {
       const float got = out.o[row * d + col];
-      bad = wb::same_bits(got, wb::poison_value<float>()) || !wb::within(want_o[row * d + col], got, tol_o[row * d + col]);
+      bad = wb::same_bits(got, wb::poison_value<float>()) ||
+            !wb::within(want_o[row * d + col], got, tol_o[row * d + col]);
     }
     if (bad) bad_rows.emplace_back(static_cast<int>(row / s.seq_q), static_cast<int>(row % s.seq_q));
   }
@@ -465,8 +473,12 @@ namespace {
 
 // What the host reads back of an output (wb::device_values is what the device holds of an input; for
 // BF16 inputs the rounding is exact: the values are BF16 already).
-std::vector<float> host_values(const std::vector<float>& values) { return values; }
-std::vector<float> host_values(const std::vector<__nv_bfloat16>& values) { return wb::widen_bf16_output(values); }
+std::vector<float> host_values(const std::vector<float>& values) {
+  return values;
+}
+std::vector<float> host_values(const std::vector<__nv_bfloat16>& values) {
+  return wb::widen_bf16_output(values);
+}
 
 // The core every grader shares: inputs of element type T (float, or BF16 for 5.05; L and any workspace
 // are FP32) ringed with NaN canaries, O poisoned between canaries; `launch(Q, K, V, O, L, workspace)`
@@ -537,8 +549,9 @@ void check_attention_bf16(const char* name, Bf16AttentionLauncher launch, const 
   const std::uint64_t seed = wb::test::seed();
   INFO(name << " with " << describe_case(c, ", q, k, v uniform in [-1, 1) rounded to BF16") << ", seed " << seed
             << " (replay with WB_SEED=" << seed << ")");
-  INFO("the BF16 bound: O within 2^-8 sum p|v| (P rounded to BF16) + 2^-8 |O| (O rounded) + the FP32 terms "
-       "(with truncating tensor-core sums); L within FP32's bound, from the FP32 row sum");
+  INFO(
+      "the BF16 bound: O within 2^-8 sum p|v| (P rounded to BF16) + 2^-8 |O| (O rounded) + the FP32 terms "
+      "(with truncating tensor-core sums); L within FP32's bound, from the FP32 row sum");
   const std::string failure = grade_attention_bf16(name, launch, c, seed);
   if (!failure.empty()) FAIL(failure);
 }

@@ -26,7 +26,9 @@ AttentionShape shape(int seq, int d, bool causal) {
   return s;
 }
 
-bool near_equal(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::fmax(1.0, std::fabs(b)); }
+bool near_equal(double a, double b) {
+  return std::fabs(a - b) <= 1e-12 * std::fmax(1.0, std::fabs(b));
+}
 
 }  // namespace
 
@@ -37,10 +39,10 @@ TEST_CASE("the CPU attention averages V with softmax weights and returns the log
   in.q.assign(2 * 64, 0.0f);
   in.k.assign(2 * 64, 0.0f);
   in.v.assign(2 * 64, 0.0f);
-  for (int c = 0; c < 8; ++c) in.q[c] = 1.0f;  // query row 0
+  for (int c = 0; c < 8; ++c) in.q[c] = 1.0f;       // query row 0
   for (int c = 0; c < 8; ++c) in.k[64 + c] = 1.0f;  // key row 1
-  in.v[0] = 1.0f;                                    // v_0 = (1, 0, ...)
-  in.v[64 + 1] = 2.0f;                               // v_1 = (0, 2, ...)
+  in.v[0] = 1.0f;                                   // v_0 = (1, 0, ...)
+  in.v[64 + 1] = 2.0f;                              // v_1 = (0, 2, ...)
   const p5::RowReference r = p5::attention_reference_row(s, in, 0, 0);
   const double e = std::exp(1.0);
   CHECK(near_equal(r.o[0], 1.0 / (1.0 + e)));

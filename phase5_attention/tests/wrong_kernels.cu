@@ -11,21 +11,42 @@
 
 namespace {
 
-enum class Bug { None, MissingRescale, ScaleTwice, CausalOffByOne, NoMask, DropsLastTile, CountsTailKeys, LseWithoutMax };
+enum class Bug {
+  None,
+  MissingRescale,
+  ScaleTwice,
+  CausalOffByOne,
+  NoMask,
+  DropsLastTile,
+  CountsTailKeys,
+  LseWithoutMax
+};
 
 constexpr int kTile = 64;
 constexpr int kWarps = 4;
 
 // Element access for both input types: FP32, or BF16 (5.05) widened to FP32 on load.
-__device__ inline float to_float(float x) { return x; }
-__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ inline float to_float(float x) {
+  return x;
+}
+__device__ inline float to_float(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
 // What the kernel does with a probability before P V, and with O before it stores it: nothing in FP32;
 // in BF16 both are rounded to BF16, P as FlashAttention-2 feeds it to the second mma (its row sum l stays
 // the FP32 sum of the unrounded p), O once at the end.
-__device__ inline float as_p(float p, const float*) { return p; }
-__device__ inline float as_p(float p, const __nv_bfloat16*) { return __bfloat162float(__float2bfloat16_rn(p)); }
-__device__ inline void store(float* out, float x) { *out = x; }
-__device__ inline void store(__nv_bfloat16* out, float x) { *out = __float2bfloat16_rn(x); }
+__device__ inline float as_p(float p, const float*) {
+  return p;
+}
+__device__ inline float as_p(float p, const __nv_bfloat16*) {
+  return __bfloat162float(__float2bfloat16_rn(p));
+}
+__device__ inline void store(float* out, float x) {
+  *out = x;
+}
+__device__ inline void store(__nv_bfloat16* out, float x) {
+  *out = __float2bfloat16_rn(x);
+}
 
 // The logit of query q (this lane holds columns lane + 32 t) against key row k, reduced over the warp.
 template <int D, typename T>
@@ -88,14 +109,14 @@ template <Bug bug, typename T>
 void launch(const T* Q, const T* K, const T* V, T* O, float* L, const AttentionShape& s, cudaStream_t stream) {
   validate_attention_shape(s);
   if (s.heads == 0 || s.seq_q == 0) return;
-  const unsigned blocks = static_cast<unsigned>(wb::ceil_div(static_cast<long long>(s.heads) * s.seq_q,
-                                                             static_cast<long long>(kWarps)));
+  const unsigned blocks =
+      static_cast<unsigned>(wb::ceil_div(static_cast<long long>(s.heads) * s.seq_q, static_cast<long long>(kWarps)));
   if (s.d == 64) {
-    planted_kernel<bug, 64><<<blocks, 32 * kWarps, 0, stream>>>(Q, K, V, O, L, s.heads, s.seq_q, s.seq_k,
-                                                               attention_scale(64), s.causal);
+    planted_kernel<bug, 64>
+        <<<blocks, 32 * kWarps, 0, stream>>>(Q, K, V, O, L, s.heads, s.seq_q, s.seq_k, attention_scale(64), s.causal);
   } else {
-    planted_kernel<bug, 128><<<blocks, 32 * kWarps, 0, stream>>>(Q, K, V, O, L, s.heads, s.seq_q, s.seq_k,
-                                                                attention_scale(128), s.causal);
+    planted_kernel<bug, 128>
+        <<<blocks, 32 * kWarps, 0, stream>>>(Q, K, V, O, L, s.heads, s.seq_q, s.seq_k, attention_scale(128), s.causal);
   }
   CUDA_CHECK_KERNEL();
 }
@@ -275,7 +296,7 @@ void launch_decoding_dim(const float* Q, const float* K, const float* V, float* 
   const long long rows = static_cast<long long>(s.heads) * s.seq_q;
   const unsigned split_blocks = static_cast<unsigned>(wb::ceil_div(rows * splits, static_cast<long long>(kWarps)));
   planted_split_kernel<bug, D><<<split_blocks, 32 * kWarps, 0, stream>>>(Q, K, V, workspace, s.heads, s.seq_q, s.seq_k,
-                                                                        splits, attention_scale(D), s.causal);
+                                                                         splits, attention_scale(D), s.causal);
   CUDA_CHECK_KERNEL();
   const unsigned merge_blocks = static_cast<unsigned>(wb::ceil_div(rows, static_cast<long long>(kWarps)));
   planted_merge_kernel<bug, D><<<merge_blocks, 32 * kWarps, 0, stream>>>(workspace, O, L, rows, splits);
@@ -296,10 +317,10 @@ void launch_decoding(const float* Q, const float* K, const float* V, float* O, f
 
 }  // namespace
 
-#define WB_PLANT_DECODING(fn, bug)                                                                               \
-  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,      \
-          int splits, float* workspace, cudaStream_t stream) {                                                   \
-    launch_decoding<bug>(Q, K, V, O, L, shape, splits, workspace, stream);                                       \
+#define WB_PLANT_DECODING(fn, bug)                                                                                     \
+  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape, int splits, \
+          float* workspace, cudaStream_t stream) {                                                                     \
+    launch_decoding<bug>(Q, K, V, O, L, shape, splits, workspace, stream);                                             \
   }
 WB_PLANT_DECODING(planted_decoding_correct, DecodeBug::None)
 WB_PLANT_DECODING(planted_decoding_merge_no_rescale, DecodeBug::MergeNoRescale)
@@ -307,10 +328,10 @@ WB_PLANT_DECODING(planted_decoding_drops_split_tail, DecodeBug::DropsSplitTail)
 WB_PLANT_DECODING(planted_decoding_lse_merged_wrong, DecodeBug::LseMergedWrong)
 WB_PLANT_DECODING(planted_decoding_square_mask, DecodeBug::SquareMask)
 
-#define WB_PLANT(fn, bug)                                                                                      \
-  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,    \
-          cudaStream_t stream) {                                                                               \
-    launch<bug>(Q, K, V, O, L, shape, stream);                                                                 \
+#define WB_PLANT(fn, bug)                                                                                  \
+  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape, \
+          cudaStream_t stream) {                                                                           \
+    launch<bug>(Q, K, V, O, L, shape, stream);                                                             \
   }
 WB_PLANT(planted_correct, Bug::None)
 WB_PLANT(planted_missing_rescale, Bug::MissingRescale)
@@ -321,20 +342,20 @@ WB_PLANT(planted_drops_last_tile, Bug::DropsLastTile)
 WB_PLANT(planted_counts_tail_keys, Bug::CountsTailKeys)
 WB_PLANT(planted_lse_without_max, Bug::LseWithoutMax)
 
-#define WB_PLANT_TILED(fn, bug)                                                                                \
-  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,    \
-          cudaStream_t stream) {                                                                               \
-    launch_tiled<bug>(Q, K, V, O, L, shape, stream);                                                           \
+#define WB_PLANT_TILED(fn, bug)                                                                            \
+  void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape, \
+          cudaStream_t stream) {                                                                           \
+    launch_tiled<bug>(Q, K, V, O, L, shape, stream);                                                       \
   }
 WB_PLANT_TILED(planted_tiled_correct, TileBug::None)
 WB_PLANT_TILED(planted_tiled_no_barrier, TileBug::NoBarrier)
 WB_PLANT_TILED(planted_tiled_reads_past_end_masked, TileBug::ReadsPastEndMasked)
 
 // 5.05: the same kernel on BF16 Q, K, V and O.
-#define WB_PLANT_BF16(fn, bug)                                                                            \
+#define WB_PLANT_BF16(fn, bug)                                                                                \
   void fn(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O, float* L, \
-          const AttentionShape& shape, cudaStream_t stream) {                                             \
-    launch<bug>(Q, K, V, O, L, shape, stream);                                                            \
+          const AttentionShape& shape, cudaStream_t stream) {                                                 \
+    launch<bug>(Q, K, V, O, L, shape, stream);                                                                \
   }
 WB_PLANT_BF16(planted_bf16_correct, Bug::None)
 WB_PLANT_BF16(planted_bf16_missing_rescale, Bug::MissingRescale)

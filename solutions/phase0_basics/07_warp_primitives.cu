@@ -76,7 +76,9 @@ __global__ void warp_inclusive_scan_kernel(const float* __restrict__ in, float* 
 // ---- launchers --------------------------------------------------------------------------------------
 
 // One thread per element, rounded up to whole blocks: the threads past n fill the last warp.
-unsigned grid_for(std::size_t n) { return static_cast<unsigned>(wb::ceil_div(n, std::size_t(kBlockSize))); }
+unsigned grid_for(std::size_t n) {
+  return static_cast<unsigned>(wb::ceil_div(n, std::size_t(kBlockSize)));
+}
 
 }  // namespace
 

@@ -32,11 +32,11 @@ namespace {
 // (WM / WMITER) x (WN / WNITER); in every sub-tile each lane owns a TM x TN register tile. CHECKED
 // selects the guarded variant (any M, N, K, any alignment) over the fast one (whole tiles, float4).
 // GROUP_M > 0 hands out the block tiles in groups of GROUP_M tile rows (see below).
-template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NTHREADS, int MIN_BLOCKS,
-          int GROUP_M, bool CHECKED>
+template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NTHREADS, int MIN_BLOCKS, int GROUP_M,
+          bool CHECKED>
 __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
-    matmul_warptiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
-                             const float* __restrict__ B, float beta, float* __restrict__ C) {
+    matmul_warptiling_kernel(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                             float beta, float* __restrict__ C) {
   constexpr int kWarps = NTHREADS / 32;
   static_assert(NTHREADS % 32 == 0, "the block is made of whole warps");
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile exactly");
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
   constexpr int kAStride = BM + 4;
   extern __shared__ float4 smem4[];  // declared as float4 for 16-byte alignment
   float* smem = reinterpret_cast<float*>(smem4);
-  float* As = smem;                   // [2][BK][kAStride]
+  float* As = smem;                      // [2][BK][kAStride]
   float* Bs = smem + 2 * BK * kAStride;  // [2][BK][BN]
 
   // Blocks start roughly in the order of their linear id (x fastest). Row by row, the blocks in flight
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
           b_frag[wn * TN + j + 2] = v.z;
           b_frag[wn * TN + j + 3] = v.w;
         }
-      // The outer product: (WMITER * TM) x (WNITER * TN) FMAs from WMITER * TM + WNITER * TN loads.
+        // The outer product: (WMITER * TM) x (WNITER * TN) FMAs from WMITER * TM + WNITER * TN loads.
 #pragma unroll
       for (int i = 0; i < WMITER * TM; ++i)
 #pragma unroll
@@ -218,8 +218,9 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
           const int gn = n0 + warp_col + wn * WSUBN + lane_col * TN + j;
           float* c = C + static_cast<std::size_t>(gm) * N + gn;
           if constexpr (!CHECKED) {
-            float4 out = make_float4(alpha * acc[wm * TM + i][wn * TN + j + 0], alpha * acc[wm * TM + i][wn * TN + j + 1],
-                                       alpha * acc[wm * TM + i][wn * TN + j + 2], alpha * acc[wm * TM + i][wn * TN + j + 3]);
+            float4 out =
+                make_float4(alpha * acc[wm * TM + i][wn * TN + j + 0], alpha * acc[wm * TM + i][wn * TN + j + 1],
+                            alpha * acc[wm * TM + i][wn * TN + j + 2], alpha * acc[wm * TM + i][wn * TN + j + 3]);
             if (beta != 0.0f) {
               const float4 old = *reinterpret_cast<const float4*>(c);
               out.x += beta * old.x;
@@ -264,7 +265,9 @@ void launch_warptiling(int M, int N, int K, float alpha, const float* A, const f
                            CHECKED><<<grid, kThreads, kSmemBytes, stream>>>(M, N, K, alpha, A, B, beta, C);
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 }  // namespace
 

@@ -43,7 +43,7 @@ constexpr int kPadA = 4, kPadB = 8, kPadScratch = 4;
 // into shared memory rounded to TF32. V = 4 moves float4s (needs 16-byte aligned rows), V = 1 floats.
 template <int ROWS, int COLS, int V, int THREADS>
 struct TileCopy {
-  static constexpr int kPerRow = COLS / V;               // threads along one row
+  static constexpr int kPerRow = COLS / V;                // threads along one row
   static constexpr int kRowsPerPass = THREADS / kPerRow;  // rows the block covers in one pass
   static constexpr int kPasses = ROWS / kRowsPerPass;
   static constexpr int kRegs = kPasses * V;
@@ -221,7 +221,9 @@ void launch_tensor_core_tf32(int M, int N, int K, float alpha, const float* A, c
   CUDA_CHECK_KERNEL();
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 }  // namespace
 

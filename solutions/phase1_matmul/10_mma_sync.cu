@@ -51,7 +51,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   static_assert(STAGES >= 2, "a pipeline needs a stage to compute on and one to fill");
   extern __shared__ __align__(128) unsigned char smem_raw[];
   __nv_bfloat16* As = reinterpret_cast<__nv_bfloat16*>(smem_raw);  // [STAGES][BM][BK]
-  __nv_bfloat16* Bs = As + STAGES * BM * BK;                         // [STAGES][BN][BK]
+  __nv_bfloat16* Bs = As + STAGES * BM * BK;                       // [STAGES][BN][BK]
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
@@ -151,8 +151,8 @@ void launch_mma_sync(int M, int N, int K, float alpha, const __nv_bfloat16* A, c
 // 242 registers per thread allow 2 blocks per SM. Measured on an H100 at 4096 (one sweep): 391
 // TFLOP/s; 4 stages 370; BK = 64 with 2 stages 353 and with 3 stages 308 (96 KB: the third stage
 // cost a block per SM); eight warps of 64 x 32 or 128 x 256 tiles 312-326.
-void matmul_mma_sync_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
-                          float beta, float* C, cudaStream_t stream) {
+void matmul_mma_sync_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                          float* C, cudaStream_t stream) {
   if (M == 0 || N == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch
   // 16-byte cp.async needs 16-byte aligned rows (K % 8 == 0) and bases: anything else takes the fallback.
   if (!bf16_fast_path_ok(K, A, B)) return matmul_bf16_fallback(M, N, K, alpha, A, B, beta, C, stream);

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
   using Mma = WgmmaBf16<BN>;
   extern __shared__ unsigned char smem_raw[];
   __nv_bfloat16* As = reinterpret_cast<__nv_bfloat16*>(align_1024(smem_raw));  // [STAGES][BM][64]
-  __nv_bfloat16* Bs = As + STAGES * BM * kBK;                                    // [STAGES][BN][64]
+  __nv_bfloat16* Bs = As + STAGES * BM * kBK;                                  // [STAGES][BN][64]
 
   const int warpgroup = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   const TileCoord tile = grouped_tile(blockIdx.x, wb::ceil_div(M, BM), wb::ceil_div(N, BN), GROUP);
@@ -137,7 +137,9 @@ namespace {
 // warpgroup, against 64 mma.sync m16n8k16 in 1.10, and its operands never pass through registers.
 // What this kernel still pays for: every thread copies with cp.async, and the block waits for all of
 // its wgmma at the end of every K tile (wait_group 0) before the barrier that lets the next copy in.
-int wgmma_lesson(wb::Lesson& lesson) { return run_bf16_matmul_lesson(lesson, "matmul_wgmma_bf16", matmul_wgmma_bf16); }
+int wgmma_lesson(wb::Lesson& lesson) {
+  return run_bf16_matmul_lesson(lesson, "matmul_wgmma_bf16", matmul_wgmma_bf16);
+}
 
 }  // namespace
 

@@ -121,7 +121,7 @@ void launch_tma(int M, int N, int K, float alpha, const __nv_bfloat16* A, const 
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const long long blocks = static_cast<long long>(wb::ceil_div(M, BM)) * wb::ceil_div(N, BN);
   kernel<<<static_cast<unsigned>(blocks), WARPGROUPS * 128, kSmemBytes, stream>>>(map_a, map_b, M, N, K, alpha, beta,
-                                                                                 C);
+                                                                                  C);
   CUDA_CHECK_KERNEL();
 }
 
@@ -146,7 +146,9 @@ namespace {
 // Napkin math: a 128 x 256 x 64 stage is 48 KB for 4.2 MFLOP (85 FLOP per byte from L2), issued by
 // two TMA instructions of one thread instead of 3072 cp.async by 256 threads. What remains: one
 // block-wide barrier per K tile, and the epilogue, during which this block's tensor cores idle.
-int tma_lesson(wb::Lesson& lesson) { return run_bf16_matmul_lesson(lesson, "matmul_tma_bf16", matmul_tma_bf16); }
+int tma_lesson(wb::Lesson& lesson) {
+  return run_bf16_matmul_lesson(lesson, "matmul_tma_bf16", matmul_tma_bf16);
+}
 
 }  // namespace
 

@@ -36,31 +36,31 @@ using namespace wb::hopper;
 using namespace wb::mma;
 
 constexpr int kBK = 64;
-constexpr int kConsumers = 2;                        // consumer warpgroups, 64 rows of the tile each
-constexpr int kBM = 64 * kConsumers;                 // block tile rows
-constexpr int kThreads = (kConsumers + 1) * 128;     // + the producer warpgroup
+constexpr int kConsumers = 2;                     // consumer warpgroups, 64 rows of the tile each
+constexpr int kBM = 64 * kConsumers;              // block tile rows
+constexpr int kThreads = (kConsumers + 1) * 128;  // + the producer warpgroup
 // setmaxnreg budgets: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers. The producer keeps
 // a few loop counters; a consumer holds 128 accumulators (m64n256) plus addresses.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
 template <int BN, int STAGES, int GROUP>
 __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register cap setmaxnreg needs
-    warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                            int M, int N, int K, float alpha, float beta, float* __restrict__ C) {
+    warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, int M,
+                            int N, int K, float alpha, float beta, float* __restrict__ C) {
   constexpr std::uint32_t kStageBytes = (kBM + BN) * kBK * sizeof(__nv_bfloat16);
   using Mma = WgmmaBf16<BN>;
   extern __shared__ unsigned char smem_raw[];
   __nv_bfloat16* As = reinterpret_cast<__nv_bfloat16*>(align_1024(smem_raw));
   __nv_bfloat16* Bs = As + STAGES * kBM * kBK;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(Bs + STAGES * BN * kBK);  // bytes landed
-  std::uint64_t* empty = full + STAGES;                                              // consumers done
+  std::uint64_t* empty = full + STAGES;                                            // consumers done
 
   const int tiles_m = wb::ceil_div(M, kBM), tiles_n = wb::ceil_div(N, BN), tiles = tiles_m * tiles_n;
   const int k_tiles = wb::ceil_div(K, kBK);
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbarrier_init(&full[s], 1);           // the producer's arrive.expect_tx; the bytes complete it
+      mbarrier_init(&full[s], 1);            // the producer's arrive.expect_tx; the bytes complete it
       mbarrier_init(&empty[s], kConsumers);  // one arrival per consumer warpgroup
     }
     fence_barrier_init();

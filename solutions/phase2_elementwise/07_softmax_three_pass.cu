@@ -115,7 +115,9 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
 
 // ---- launchers --------------------------------------------------------------------------------------
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 // Threads for a row of `packs` packs: a whole number of warps, no more than the packs (a row of 31
 // floats gets one warp, not 256 threads of which 225 idle), at most kMaxBlockSize.

@@ -233,8 +233,7 @@ __global__ void __launch_bounds__(kFallbackThreads)
     float4* y4 = reinterpret_cast<float4*>(y);
     for (int q = t; q < cols / 4; q += kFallbackThreads) {
       const float4 f = __ldcs(x4 + q);
-      __stcs(y4 + q, make_float4(expf(f.x - m) * inv, expf(f.y - m) * inv, expf(f.z - m) * inv,
-                                 expf(f.w - m) * inv));
+      __stcs(y4 + q, make_float4(expf(f.x - m) * inv, expf(f.y - m) * inv, expf(f.z - m) * inv, expf(f.w - m) * inv));
     }
   } else {
     for (int c = t; c < cols; c += kFallbackThreads) __stcs(y + c, expf(__ldcs(x + c) - m) * inv);

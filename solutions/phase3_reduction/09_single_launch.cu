@@ -33,7 +33,9 @@ constexpr unsigned int kFullMask = 0xffffffffu;
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-__device__ __forceinline__ float lane_sum(float4 q) { return (q.x + q.y) + (q.z + q.w); }
+__device__ __forceinline__ float lane_sum(float4 q) {
+  return (q.x + q.y) + (q.z + q.w);
+}
 
 __device__ __forceinline__ float warp_reduce_sum(float v) {
 #pragma unroll

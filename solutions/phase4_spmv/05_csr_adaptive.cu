@@ -172,7 +172,9 @@ __global__ __launch_bounds__(kThreads) void spmv_csr_adaptive_kernel(CsrView a, 
   }
 }
 
-int chunk_count(const CsrView& a) { return a.nnz / kChunk + 1; }  // the last chunk holds the trailing empty rows
+int chunk_count(const CsrView& a) {
+  return a.nnz / kChunk + 1;
+}  // the last chunk holds the trailing empty rows
 
 }  // namespace
 
@@ -180,7 +182,9 @@ int chunk_count(const CsrView& a) { return a.nnz / kChunk + 1; }  // the last ch
 
 // The plan (its first chunks + 1 ints are the row blocks' first rows, hence the parameter's name in
 // spmv.cuh): row_block_start, the launch order, 2 counters.
-int spmv_csr_adaptive_plan_entries(const CsrView& a) { return 2 * chunk_count(a) + 3; }
+int spmv_csr_adaptive_plan_entries(const CsrView& a) {
+  return 2 * chunk_count(a) + 3;
+}
 
 void spmv_csr_adaptive_plan(const CsrView& a, int* row_block_start, cudaStream_t stream) {
   const int chunks = chunk_count(a);

@@ -23,7 +23,7 @@
 
 namespace {
 
-constexpr int kTile = 16;           // scores: a 16 x 16 block of (query, key) pairs
+constexpr int kTile = 16;             // scores: a 16 x 16 block of (query, key) pairs
 constexpr int kSoftmaxThreads = 256;  // softmax: 8 warps per row
 
 // ---- kernels ----------------------------------------------------------------------------------------
@@ -33,9 +33,8 @@ constexpr int kSoftmaxThreads = 256;  // softmax: 8 warps per row
 // global memory: 2d loads for d multiply-adds. That ratio is why this is slow; 5.03 shares the rows.
 // The scale 1 / sqrt(d) keeps the logits' spread independent of d (a dot product of d random terms
 // grows like sqrt(d)), so the softmax neither saturates nor flattens as d changes.
-__global__ void attention_scores_kernel(const float* __restrict__ Q, const float* __restrict__ K,
-                                        float* __restrict__ S, int seq_q, int seq_k, int d, float scale,
-                                        bool causal) {
+__global__ void attention_scores_kernel(const float* __restrict__ Q, const float* __restrict__ K, float* __restrict__ S,
+                                        int seq_q, int seq_k, int d, float scale, bool causal) {
   const int j = blockIdx.x * kTile + threadIdx.x;
   const int i = blockIdx.y * kTile + threadIdx.y;
   if (i >= seq_q || j >= seq_k) return;
@@ -130,7 +129,7 @@ void attention_naive(const float* Q, const float* K, const float* V, float* O, f
   const dim3 block(kTile, kTile);
   const dim3 scores_grid(wb::ceil_div(static_cast<unsigned>(shape.seq_k), unsigned(kTile)), query_blocks, heads);
   attention_scores_kernel<<<scores_grid, block, 0, stream>>>(Q, K, workspace, shape.seq_q, shape.seq_k, shape.d,
-                                                            attention_scale(shape.d), shape.causal);
+                                                             attention_scale(shape.d), shape.causal);
   CUDA_CHECK_KERNEL();
   const unsigned rows = static_cast<unsigned>(shape.heads) * static_cast<unsigned>(shape.seq_q);
   attention_softmax_kernel<<<rows, kSoftmaxThreads, 0, stream>>>(workspace, L, shape.seq_k);
@@ -155,9 +154,10 @@ int naive_lesson(wb::Lesson& lesson) {
     AttentionShape big;
     big.heads = 16;
     big.seq_q = big.seq_k = 16384;
-    std::printf("      the scores at seq 16384: %.1f GiB per head, %.0f GiB for 16 heads, in global memory, and\n"
-                "      moved 4 times (written, read and rewritten by the softmax, read by P V): 5.03 stores none\n",
-                4.0 * attention_scores_elements(big) / big.heads / wb::GiB, 4.0 * attention_scores_elements(big) / wb::GiB);
+    std::printf(
+        "      the scores at seq 16384: %.1f GiB per head, %.0f GiB for 16 heads, in global memory, and\n"
+        "      moved 4 times (written, read and rewritten by the softmax, read by P V): 5.03 stores none\n",
+        4.0 * attention_scores_elements(big) / big.heads / wb::GiB, 4.0 * attention_scores_elements(big) / wb::GiB);
   }
   return status;
 }

@@ -161,11 +161,10 @@ __device__ void store_rows(const float (&acc)[kRows][D / 16], const float (&m)[k
 // Block (x, head) computes query rows [64 x, 64 x + 64) of one head against every key.
 template <int D>
 __global__ void __launch_bounds__(kThreads)
-    attention_flash_fp32_kernel(const float* __restrict__ Q, const float* __restrict__ K,
-                                const float* __restrict__ V, float* __restrict__ O, float* __restrict__ L, int seq_q,
-                                int seq_k, float scale) {
+    attention_flash_fp32_kernel(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
+                                float* __restrict__ O, float* __restrict__ L, int seq_q, int seq_k, float scale) {
   extern __shared__ float smem[];
-  float* q_tile = smem;                    // [kBr][D + 1]
+  float* q_tile = smem;                     // [kBr][D + 1]
   float* kv_tile = q_tile + kBr * (D + 1);  // [kBc][D + 1]: K of the current tile, then its V
   float* p_tile = kv_tile + kBc * (D + 1);  // [kBr][kBc + 1]
   const std::size_t head = blockIdx.y;
@@ -196,14 +195,14 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <int D>
-void launch_flash_fp32(const float* Q, const float* K, const float* V, float* O, float* L,
-                       const AttentionShape& shape, cudaStream_t stream) {
+void launch_flash_fp32(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
+                       cudaStream_t stream) {
   // Above 48 KiB a block must opt in to its shared memory (83 KB at d = 128: an sm_80 or newer GPU).
   CUDA_CHECK(cudaFuncSetAttribute(attention_flash_fp32_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(smem_bytes<D>())));
   const dim3 grid(wb::ceil_div(static_cast<unsigned>(shape.seq_q), unsigned(kBr)), static_cast<unsigned>(shape.heads));
-  attention_flash_fp32_kernel<D><<<grid, kThreads, smem_bytes<D>(), stream>>>(Q, K, V, O, L, shape.seq_q,
-                                                                              shape.seq_k, attention_scale(D));
+  attention_flash_fp32_kernel<D>
+      <<<grid, kThreads, smem_bytes<D>(), stream>>>(Q, K, V, O, L, shape.seq_q, shape.seq_k, attention_scale(D));
   CUDA_CHECK_KERNEL();
 }
 

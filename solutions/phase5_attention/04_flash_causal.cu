@@ -191,11 +191,11 @@ __device__ TileCoord block_coords(int block, int tiles, int heads, bool longest_
 // they may see.
 template <int D>
 __global__ void __launch_bounds__(kThreads)
-    attention_flash_causal_kernel(const float* __restrict__ Q, const float* __restrict__ K,
-                                  const float* __restrict__ V, float* __restrict__ O, float* __restrict__ L,
-                                  int heads, int seq_q, int seq_k, float scale, bool causal, bool longest_first) {
+    attention_flash_causal_kernel(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
+                                  float* __restrict__ O, float* __restrict__ L, int heads, int seq_q, int seq_k,
+                                  float scale, bool causal, bool longest_first) {
   extern __shared__ float smem[];
-  float* q_tile = smem;                    // [kBr][D + 1]
+  float* q_tile = smem;                     // [kBr][D + 1]
   float* kv_tile = q_tile + kBr * (D + 1);  // [kBc][D + 1]: K of the current tile, then its V
   float* p_tile = kv_tile + kBc * (D + 1);  // [kBr][kBc + 1]
   const int tiles = static_cast<int>(wb::ceil_div(seq_q, kBr));

@@ -85,8 +85,7 @@ __device__ void tile_scores(float (&s)[BC / 8][4], const std::uint32_t (&q)[D / 
 // to the running sum and to the row's O accumulators, and s replaced by p = exp2(s - m_new). row_sum
 // stays this lane's share; the epilogue adds the quad's four shares once.
 template <int D, int BC>
-__device__ void online_softmax(float (&s)[BC / 8][4], float (&row_max)[2], float (&row_sum)[2],
-                               float (&o)[D / 8][4]) {
+__device__ void online_softmax(float (&s)[BC / 8][4], float (&row_max)[2], float (&row_sum)[2], float (&o)[D / 8][4]) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float m = row_max[h];
@@ -133,7 +132,8 @@ __device__ void accumulate_pv(float (&o)[D / 8][4], const float (&p)[BC / 8][4],
     for (int t = 0; t < D / 8; t += 2) {
       // ldmatrix .trans makes each 8 x 8 block of V K-major: two d tiles per call.
       std::uint32_t r[4];
-      ldmatrix_x4_trans(r, v_tile + tile_offset<BC>(kb * 16 + lane % 8 + ((lane / 8) % 2) * 8, t * 8 + (lane / 16) * 8));
+      ldmatrix_x4_trans(r,
+                        v_tile + tile_offset<BC>(kb * 16 + lane % 8 + ((lane / 8) % 2) * 8, t * 8 + (lane / 16) * 8));
       mma_bf16_16816(o[t], a, r[0], r[1]);
       mma_bf16_16816(o[t + 1], a, r[2], r[3]);
     }
@@ -168,13 +168,13 @@ __device__ void store_rows(const float (&o)[D / 8][4], const float (&row_max)[2]
 template <int D, int BR, int BC, bool CAUSAL>
 __global__ void __launch_bounds__(BR / 16 * 32)
     flash_tensor_cores_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
-                              const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O,
-                              float* __restrict__ L, int seq_q, int seq_k, float scale_log2) {
+                              const __nv_bfloat16* __restrict__ V, __nv_bfloat16* __restrict__ O, float* __restrict__ L,
+                              int seq_q, int seq_k, float scale_log2) {
   constexpr int kThreads = BR / 16 * 32;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   __nv_bfloat16* Qs = reinterpret_cast<__nv_bfloat16*>(smem_raw);  // [BR][D]
-  __nv_bfloat16* Ks = Qs + BR * D;                                   // [2][BC][D]
-  __nv_bfloat16* Vs = Ks + 2 * BC * D;                               // [2][BC][D]
+  __nv_bfloat16* Ks = Qs + BR * D;                                 // [2][BC][D]
+  __nv_bfloat16* Vs = Ks + 2 * BC * D;                             // [2][BC][D]
 
   const int head = blockIdx.y;
   // Causal: the query tiles with the most key tiles start first (5.04's longest-first order).
@@ -239,7 +239,7 @@ void launch_flash(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfl
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(static_cast<unsigned>(wb::ceil_div(shape.seq_q, BR)), static_cast<unsigned>(shape.heads));
   kernel<<<grid, BR / 16 * 32, kSmemBytes, stream>>>(Q, K, V, O, L, shape.seq_q, shape.seq_k,
-                                                      attention_scale(shape.d) * kLog2e);
+                                                     attention_scale(shape.d) * kLog2e);
   CUDA_CHECK_KERNEL();
 }
 
@@ -254,11 +254,15 @@ void attention_flash_tensor_cores(const __nv_bfloat16* Q, const __nv_bfloat16* K
   validate_attention_shape(shape);
   if (shape.heads == 0 || shape.seq_q == 0) return;
   if (shape.d == 64) {
-    if (shape.causal) launch_flash<64, 128, 64, true>(Q, K, V, O, L, shape, stream);
-    else launch_flash<64, 128, 64, false>(Q, K, V, O, L, shape, stream);
+    if (shape.causal)
+      launch_flash<64, 128, 64, true>(Q, K, V, O, L, shape, stream);
+    else
+      launch_flash<64, 128, 64, false>(Q, K, V, O, L, shape, stream);
   } else {
-    if (shape.causal) launch_flash<128, 64, 64, true>(Q, K, V, O, L, shape, stream);
-    else launch_flash<128, 64, 64, false>(Q, K, V, O, L, shape, stream);
+    if (shape.causal)
+      launch_flash<128, 64, 64, true>(Q, K, V, O, L, shape, stream);
+    else
+      launch_flash<128, 64, 64, false>(Q, K, V, O, L, shape, stream);
   }
 }
 

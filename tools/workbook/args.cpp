@@ -73,7 +73,9 @@ const std::map<std::string, VerbSpec>& verbs() {
   return table;
 }
 
-ParsedCommand usage_error(const std::string& why) { return ParsedCommand{std::nullopt, why}; }
+ParsedCommand usage_error(const std::string& why) {
+  return ParsedCommand{std::nullopt, why};
+}
 
 }  // namespace
 

@@ -27,11 +27,21 @@ constexpr int kTestTimeoutS = 600;
 // A sanitizer run of the small case; CTest gives the same runs WORKBOOK_LEARNER_SANITIZE_TIMEOUT.
 constexpr int kSanitizerTimeoutS = 300;
 
-std::string Context::source_path(const std::string& relative) const { return join_path(source_dir, relative); }
-std::string Context::green(const std::string& t) const { return colour ? "\033[32m" + t + "\033[0m" : t; }
-std::string Context::red(const std::string& t) const { return colour ? "\033[31m" + t + "\033[0m" : t; }
-std::string Context::bold(const std::string& t) const { return colour ? "\033[1m" + t + "\033[0m" : t; }
-std::string Context::dim(const std::string& t) const { return colour ? "\033[2m" + t + "\033[0m" : t; }
+std::string Context::source_path(const std::string& relative) const {
+  return join_path(source_dir, relative);
+}
+std::string Context::green(const std::string& t) const {
+  return colour ? "\033[32m" + t + "\033[0m" : t;
+}
+std::string Context::red(const std::string& t) const {
+  return colour ? "\033[31m" + t + "\033[0m" : t;
+}
+std::string Context::bold(const std::string& t) const {
+  return colour ? "\033[1m" + t + "\033[0m" : t;
+}
+std::string Context::dim(const std::string& t) const {
+  return colour ? "\033[2m" + t + "\033[0m" : t;
+}
 
 void Context::save() const {
   if (!save_progress(build_dir, progress))
@@ -95,7 +105,9 @@ std::optional<LessonRow> best_row(const std::vector<LessonRow>& rows) {
   return best;
 }
 
-std::string first_line(const std::string& text) { return trim(text.substr(0, text.find('\n'))); }
+std::string first_line(const std::string& text) {
+  return trim(text.substr(0, text.find('\n')));
+}
 
 // The GPU lessons will run on, from nvidia-smi (no CUDA needed; lessons use the first visible device),
 // or nothing when nvidia-smi is missing or says nothing usable.

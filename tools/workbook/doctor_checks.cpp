@@ -49,7 +49,9 @@ std::optional<Version> parse_driver_cuda_version(const std::string& output) {
   return first_match(output, std::regex(R"(CUDA Version: ([0-9]+)\.([0-9]+))"));
 }
 
-Version decode_cuda_version(int encoded) { return Version{encoded / 1000, (encoded % 1000) / 10, 0}; }
+Version decode_cuda_version(int encoded) {
+  return Version{encoded / 1000, (encoded % 1000) / 10, 0};
+}
 
 int newest_gcc_for_cuda(const Version& cuda) {
   // From each release's host_config.h: the GCC major versions nvcc refuses beyond.

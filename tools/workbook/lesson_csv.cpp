@@ -28,9 +28,13 @@ std::string format_number(double value) {
   return result;
 }
 
-double LessonRow::score() const { return ref_style == "percent" ? ref_value : peak_pct; }
+double LessonRow::score() const {
+  return ref_style == "percent" ? ref_value : peak_pct;
+}
 
-std::string LessonRow::score_label() const { return ref_style == "percent" ? "% of " + ref_label : "% " + peak_label; }
+std::string LessonRow::score_label() const {
+  return ref_style == "percent" ? "% of " + ref_label : "% " + peak_label;
+}
 
 std::string LessonRow::summary() const {
   std::string text =

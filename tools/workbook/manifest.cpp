@@ -9,9 +9,13 @@
 
 namespace wbcli {
 
-std::string Exercise::phase_dir() const { return parent_directory(stub); }
+std::string Exercise::phase_dir() const {
+  return parent_directory(stub);
+}
 
-bool Exercise::runs_on(int cc) const { return cc <= 0 || wb::arch_requirement_met(arch_requirement, cc); }
+bool Exercise::runs_on(int cc) const {
+  return cc <= 0 || wb::arch_requirement_met(arch_requirement, cc);
+}
 
 std::vector<std::string> unsupported_exercises(const Manifest& manifest, int cc) {
   std::vector<std::string> sentences;
@@ -51,7 +55,9 @@ std::vector<const Exercise*> Manifest::in_phase(int phase) const {
   return found;
 }
 
-std::string manifest_path(const std::string& build_dir) { return join_path(build_dir, "workbook_exercises.tsv"); }
+std::string manifest_path(const std::string& build_dir) {
+  return join_path(build_dir, "workbook_exercises.tsv");
+}
 
 ManifestResult parse_manifest(const std::string& text) {
   Manifest manifest;

@@ -57,7 +57,9 @@ std::vector<std::string> split_quoted_csv(const std::string& line) {
 
 }  // namespace
 
-std::string find_ncu() { return find_program("ncu", {"/usr/local/cuda/bin", "/opt/nvidia/nsight-compute"}); }
+std::string find_ncu() {
+  return find_program("ncu", {"/usr/local/cuda/bin", "/opt/nvidia/nsight-compute"});
+}
 
 NcuReport parse_ncu_csv(const std::string& text) {
   NcuReport report;

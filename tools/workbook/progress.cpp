@@ -37,7 +37,9 @@ void Progress::record_speed(const std::string& id, const std::string& text, doub
   }
 }
 
-void Progress::forget(const std::string& id) { exercises.erase(id); }
+void Progress::forget(const std::string& id) {
+  exercises.erase(id);
+}
 
 std::string serialize_progress(const Progress& progress) {
   std::string text =
@@ -79,8 +81,12 @@ Progress parse_progress(const std::string& text) {
   return progress;
 }
 
-std::string state_dir(const std::string& build_dir) { return join_path(build_dir, "workbook-state"); }
-std::string progress_path(const std::string& build_dir) { return join_path(state_dir(build_dir), "progress.tsv"); }
+std::string state_dir(const std::string& build_dir) {
+  return join_path(build_dir, "workbook-state");
+}
+std::string progress_path(const std::string& build_dir) {
+  return join_path(state_dir(build_dir), "progress.tsv");
+}
 
 Progress load_progress(const std::string& build_dir) {
   const std::optional<std::string> text = read_file(progress_path(build_dir));

@@ -22,7 +22,9 @@ bool strip_prefix(const std::string& line, std::string* rest) {
   return true;
 }
 
-long long number_of(const std::string& text) { return static_cast<long long>(parse_number(text).value_or(0)); }
+long long number_of(const std::string& text) {
+  return static_cast<long long>(parse_number(text).value_or(0));
+}
 
 Dim3Text parse_dim3(const std::string& text) {
   Dim3Text d;
@@ -71,7 +73,9 @@ std::string where(const std::string& file, int line) {
   return base_name(file) + ":" + std::to_string(line);
 }
 
-std::string bytes(long long count) { return std::to_string(count) + (count == 1 ? " byte" : " bytes"); }
+std::string bytes(long long count) {
+  return std::to_string(count) + (count == 1 ? " byte" : " bytes");
+}
 
 }  // namespace
 

@@ -36,7 +36,7 @@ TEST_CASE("verbs take exercise ids and their own options", "[host][workbook]") {
   CHECK(check.verb == Verb::Check);
   CHECK(check.exercise == "0.02");
   CHECK(check.fast);
-  CHECK_FALSE(parsed({"check", "0.02"}).fast);  // the sanitizer runs are part of the default check
+  CHECK_FALSE(parsed({"check", "0.02"}).fast);                // the sanitizer runs are part of the default check
   CHECK_FALSE(parsed({"check", "0.02", "--sanitize"}).fast);  // the old opt-in is still accepted
   CHECK(parsed({"check", "--fast"}).fast);                    // every exercise, graded tests only
   CHECK(parsed({"check"}).exercise.empty());

@@ -26,9 +26,9 @@ step() {
 
 step 01_first_run 240 ./workbook
 # Build what the later steps need in one parallel go (the tool builds per exercise otherwise).
-p1_targets=$(awk -F'\t' '$1 ~ /^1\./ {print $10, $10 "_solution"}' build/default/workbook_exercises.tsv)
+read -r -a p1_targets <<<"$(awk -F'\t' '$1 ~ /^1\./ {printf "%s %s_solution ", $10, $10}' build/default/workbook_exercises.tsv)"
 step 02_prebuild 300 cmake --build build/default -j 16 --target workbook_gpu_probe p0_01_indexing \
-  p0_01_indexing_test p0_01_indexing_solution p0_02_vector_add_test p1_ladder $p1_targets
+  p0_01_indexing_test p0_01_indexing_solution p0_02_vector_add_test p1_ladder "${p1_targets[@]}"
 step 03_check_stub 120 ./workbook check 0.01
 cp solutions/phase0_basics/01_indexing.cu phase0_basics/01_indexing.cu
 step 04_check_solution 120 ./workbook check 0.01

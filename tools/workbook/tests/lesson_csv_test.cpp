@@ -34,7 +34,8 @@ TEST_CASE("a failed lesson row has dashes for its rate and percentages and still
   const std::vector<wbcli::LessonRow> rows = wbcli::parse_lesson_csv(
       "id,name,problem,median_ms,min_ms,spread_pct,rate,rate_unit,peak_pct,peak_label,ref_value,ref_style,ref_label,"
       "cache_resident,status,device\n"
-      "0.01,record_thread_indices,n=64M,0.003410,0.003300,0.50,-,GB/s,-,HBM peak,-,percent,memcpy,0,FAIL,NVIDIA H100\n");
+      "0.01,record_thread_indices,n=64M,0.003410,0.003300,0.50,-,GB/s,-,HBM peak,-,percent,memcpy,0,FAIL,NVIDIA "
+      "H100\n");
   REQUIRE(rows.size() == 1);
   CHECK_FALSE(rows[0].pass);
   CHECK(rows[0].rate == 0.0);

@@ -37,7 +37,9 @@ wbcli::LessonRow lesson(const std::string& name, const std::string& problem, dou
   return row;
 }
 
-bool near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::fabs(b) + 1e-12; }
+bool near(double a, double b) {
+  return std::fabs(a - b) <= 1e-9 * std::fabs(b) + 1e-12;
+}
 
 }  // namespace
 

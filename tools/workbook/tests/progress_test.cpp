@@ -70,10 +70,10 @@ TEST_CASE("the next exercise passes over rungs this GPU cannot run, unless the G
   after.id = "2.01";
   m.exercises = {mma, wgmma, after};
   wbcli::Progress p;
-  CHECK(wbcli::next_exercise(m, p)->id == "1.10");       // no GPU known: course order
-  CHECK(wbcli::next_exercise(m, p, 89)->id == "1.10");   // an sm_89 runs mma.sync
+  CHECK(wbcli::next_exercise(m, p)->id == "1.10");      // no GPU known: course order
+  CHECK(wbcli::next_exercise(m, p, 89)->id == "1.10");  // an sm_89 runs mma.sync
   p.record_check("1.10", true, "t");
-  CHECK(wbcli::next_exercise(m, p, 89)->id == "2.01");   // but not wgmma
+  CHECK(wbcli::next_exercise(m, p, 89)->id == "2.01");  // but not wgmma
   CHECK(wbcli::next_exercise(m, p, 90)->id == "1.11");
   CHECK(wbcli::next_exercise(m, p, 75)->id == "2.01");
   CHECK(wbcli::next_exercise(m, p)->id == "1.11");

@@ -56,7 +56,8 @@ const char* kRacecheck = R"txt(========= COMPUTE-SANITIZER
 ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
 )txt";
 
-const char* kRacecheckWarpWarning = R"txt(========= Warning: Race reported between Write access at planted_kernel(const float *, float *)+0x2a0 in /src/wrong_kernels.cu:70
+const char* kRacecheckWarpWarning =
+    R"txt(========= Warning: Race reported between Write access at planted_kernel(const float *, float *)+0x2a0 in /src/wrong_kernels.cu:70
 =========     and Read access at planted_kernel(const float *, float *)+0x2b0 in /src/wrong_kernels.cu:71 [62 hazards]
 =========
 ========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)

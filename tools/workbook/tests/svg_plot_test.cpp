@@ -16,7 +16,9 @@ std::size_t count(const std::string& text, const std::string& part) {
   return n;
 }
 
-bool near(double a, double b) { return std::fabs(a - b) <= 0.05; }
+bool near(double a, double b) {
+  return std::fabs(a - b) <= 0.05;
+}
 
 // The x of the first <text ...> element whose content is `content`.
 double text_x(const std::string& svg, const std::string& content) {
