@@ -79,6 +79,7 @@ run 0 wb hint 0.01
 expect "2. where to look"
 run 0 wb hint 0.01
 expect "3. nearly the answer"
+expect "That was every hint"  # said with the last tier, not one call later
 run 0 wb hint 0.01
 expect "That was every hint"
 run 0 wb hint
@@ -119,6 +120,17 @@ if [ $rc -eq 77 ]; then
   expect "needs a GPU"
   run 0 wb
   expect "Next: 0.01 indexing"
+  if ! command -v nvidia-smi >/dev/null 2>&1; then
+    expect "No GPU here"
+    run 77 wb bench phase0
+    expect "Benchmarks need a GPU"
+    reject "building"  # said before anything is built
+    run 1 wb solution 0.01
+    expect "--force\` shows the reference now"
+    out=$("$tree/workbook" doctor 2>&1)
+    expect "no NVIDIA GPU on this machine"
+    reject "reboot"
+  fi
   echo "E2E PASS (without a GPU)"
   exit 0
 fi
