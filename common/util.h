@@ -19,6 +19,16 @@ WB_HOST_DEVICE constexpr T ceil_div(T n, T divisor) {
   return (n + divisor - 1) / divisor;
 }
 
+// The most threads one SM holds at once, for the architecture being compiled (CUDA C++ Programming
+// Guide, "Technical Specifications per Compute Capability"): 1024 on Turing, 1536 on sm_86 and sm_89,
+// 2048 on sm_80, sm_87 and Hopper. __launch_bounds__'s minimum blocks per SM must fit it, or ptxas
+// ignores it with a warning. The host pass (no __CUDA_ARCH__) sees 2048.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
+constexpr int kMaxThreadsPerSm = __CUDA_ARCH__ < 800 ? 1024 : 1536;
+#else
+constexpr int kMaxThreadsPerSm = 2048;
+#endif
+
 constexpr std::size_t KiB = std::size_t(1) << 10;
 constexpr std::size_t MiB = std::size_t(1) << 20;
 constexpr std::size_t GiB = std::size_t(1) << 30;

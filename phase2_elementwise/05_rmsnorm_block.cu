@@ -38,11 +38,11 @@ constexpr int kItems = 4;
 // One block per row: blockIdx.x is the row. blockDim.x is a power of two (the tree halves it) and
 // the launcher gives the kernel blockDim.x floats of dynamic shared memory. With kFloat4 the launcher
 // has checked that cols % 4 == 0 and that in, weight and out are 16-byte aligned, so every row
-// starts on a float4 boundary. __launch_bounds__(1024, 2): at most 1024 threads, and registers for
-// two such blocks per SM (32 per thread), so long rows still overlap one block's barriers with
-// another's loads.
+// starts on a float4 boundary. __launch_bounds__: at most 1024 threads, and registers for as many
+// such blocks as an SM holds (two from Ampere's 2048 threads per SM on: 32 registers per thread), so
+// long rows still overlap one block's barriers with another's loads.
 template <bool kFloat4>
-__global__ void __launch_bounds__(1024, 2)
+__global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
   // size_t: rows * cols passes 2^31 at 16384 x 131072, and an int product would wrap.
