@@ -62,17 +62,27 @@ std::optional<Version> catch2_version(const std::string& catch2_dir) {
   return std::nullopt;
 }
 
-}  // namespace
-
-int command_doctor(const std::string& source_dir, const std::string& build_dir) {
+// What the checks share: the report, the build's cache, and what the earlier checks found.
+struct DoctorRun {
   Doctor doctor;
-  const std::optional<std::string> cache = read_file(join_path(build_dir, "CMakeCache.txt"));
-  auto cached = [&cache](const std::string& name) {
+  std::string source_dir, build_dir;
+  std::optional<std::string> cache;  // CMakeCache.txt, when the build is configured
+  std::string nvcc;                  // the nvcc later checks ask ("" when there is none)
+  std::optional<Version> cuda;       // its version
+  bool wsl = false, smi_ok = false;
+  std::string cached(const std::string& name) const {
     return cache ? cmake_cache_value(*cache, name).value_or("") : std::string();
-  };
-  std::printf("workbook doctor: source %s, build %s%s\n\n", source_dir.c_str(), build_dir.c_str(),
-              cache ? "" : " (not configured yet)");
+  }
+};
 
+const char* const kWslCauses =
+    "under WSL2: install the NVIDIA driver on Windows only (never a Linux driver inside WSL, which "
+    "hides /usr/lib/wsl/lib/libcuda.so), update Windows and WSL (wsl --update), and check that "
+    "/usr/lib/wsl/lib is on the library path; WSL1 has no GPU (wsl --set-version <distro> 2)";
+
+// CMake 3.25 or newer.
+void check_cmake(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
   // CMake: the presets are version 6, which CMake 3.25 introduced.
   const std::optional<Version> cmake = parse_cmake_version(output_of({"cmake", "--version"}));
   if (!cmake)
@@ -82,9 +92,18 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
                 "install a newer CMake: pip install --user cmake (puts cmake 3.30+ in ~/.local/bin)");
   else
     doctor.ok("cmake " + cmake->text());
+}
 
+// The CUDA toolkit: nvcc on PATH, its version, and the one CMake found.
+void check_nvcc(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
+  const std::string& build_dir = run.build_dir;
+  const std::optional<std::string>& cache = run.cache;
+  auto cached = [&run](const std::string& name) { return run.cached(name); };
+  std::string& nvcc = run.nvcc;
+  std::optional<Version>& cuda = run.cuda;
   // nvcc, on PATH and as CMake found it.
-  std::string nvcc = find_program("nvcc");
+  nvcc = find_program("nvcc");
   const std::string nvcc_off_path = nvcc.empty() ? find_program("nvcc", {"/usr/local/cuda/bin"}) : "";
   const std::string cmake_nvcc = cached("CMAKE_CUDA_COMPILER");
   if (nvcc.empty() && nvcc_off_path.empty() && cmake_nvcc.empty())
@@ -96,7 +115,6 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
                 "add to ~/.bashrc: export PATH=/usr/local/cuda/bin:$PATH (CMake also finds it with "
                 "-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)");
   if (nvcc.empty()) nvcc = !cmake_nvcc.empty() ? cmake_nvcc : nvcc_off_path;
-  std::optional<Version> cuda;
   if (!nvcc.empty()) {
     cuda = parse_nvcc_version(output_of({nvcc, "--version"}));
     if (!cuda)
@@ -113,7 +131,12 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
                       "-DCMAKE_CUDA_COMPILER=" +
                       nvcc);
   }
+}
 
+// Catch2 2.13 or 3.x.
+void check_catch2(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
+  auto cached = [&run](const std::string& name) { return run.cached(name); };
   // Catch2 2.13 or 3.x.
   std::string catch2_dir = cached("Catch2_DIR");
   if (catch2_dir.empty() || contains(catch2_dir, "NOTFOUND"))
@@ -134,8 +157,14 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
   else
     doctor.fail("Catch2 " + catch2->text() + " is not 2.13+ or 3.x",
                 "install Catch2 3 (or 2.13) from your OS packages");
+}
 
-  // The host compiler nvcc will call.
+// The host compiler nvcc will call, against the newest this CUDA accepts.
+void check_host_compiler(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
+  const std::string& build_dir = run.build_dir;
+  auto cached = [&run](const std::string& name) { return run.cached(name); };
+  std::optional<Version>& cuda = run.cuda;
   std::string cxx = cached("CMAKE_CUDA_HOST_COMPILER");
   if (cxx.empty()) cxx = cached("CMAKE_CXX_COMPILER");
   if (cxx.empty()) cxx = find_program("g++");
@@ -159,17 +188,22 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
     else if (version)
       doctor.ok("host compiler " + kind + " " + version->text() + " (" + cxx + ")");
   }
+}
 
+// The driver and the GPU, from nvidia-smi (no CUDA runtime involved); a machine without a GPU is a situation, not a
+// fault.
+void check_driver(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
+  std::optional<Version>& cuda = run.cuda;
+  bool& wsl = run.wsl;
+  bool& smi_ok = run.smi_ok;
+  const std::string wsl_causes = kWslCauses;
   // Driver and GPU: nvidia-smi first (no CUDA runtime involved).
-  const bool wsl = is_wsl(read_file("/proc/version").value_or(""));
+  wsl = is_wsl(read_file("/proc/version").value_or(""));
   std::string smi = find_program("nvidia-smi", {"/usr/lib/wsl/lib"});
   int smi_status = -1;
   const std::string smi_output = smi.empty() ? "" : output_of({smi}, &smi_status);
-  const std::string wsl_causes =
-      "under WSL2: install the NVIDIA driver on Windows only (never a Linux driver inside WSL, which "
-      "hides /usr/lib/wsl/lib/libcuda.so), update Windows and WSL (wsl --update), and check that "
-      "/usr/lib/wsl/lib is on the library path; WSL1 has no GPU (wsl --set-version <distro> 2)";
-  const bool smi_ok = !smi.empty() && smi_status == 0;
+  smi_ok = !smi.empty() && smi_status == 0;
   doctor.no_gpu = !smi_ok && !wsl && !pci_lists_nvidia_gpu("/sys/bus/pci/devices");
   if (doctor.no_gpu) {
     doctor.note("no NVIDIA GPU on this machine: lessons, graded tests and benchmarks need one, and say so when run",
@@ -199,7 +233,19 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
     else if (driver_cuda)
       doctor.ok("driver supports CUDA " + driver_cuda->text());
   }
+}
 
+// The build's architectures and one real kernel launched through it.
+void check_build_and_kernel(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
+  const std::string& build_dir = run.build_dir;
+  const std::optional<std::string>& cache = run.cache;
+  auto cached = [&run](const std::string& name) { return run.cached(name); };
+  std::string& nvcc = run.nvcc;
+  std::optional<Version>& cuda = run.cuda;
+  bool& wsl = run.wsl;
+  bool& smi_ok = run.smi_ok;
+  const std::string wsl_causes = kWslCauses;
   // One real kernel through the project's own build (its architectures, its runtime).
   const std::string archs = cached("CMAKE_CUDA_ARCHITECTURES");
   if (cache && !archs.empty())
@@ -284,7 +330,13 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
       }
     }
   }
+}
 
+// compute-sanitizer, which every grade runs.
+void check_sanitizer(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
+  const std::optional<std::string>& cache = run.cache;
+  auto cached = [&run](const std::string& name) { return run.cached(name); };
   // compute-sanitizer: part of every grade (memcheck; racecheck and synccheck where threads share memory).
   const std::string sanitizer = find_program("compute-sanitizer");
   const std::string sanitizer_off_path =
@@ -306,7 +358,11 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
                 "configure again: cmake --preset default");
   else
     doctor.ok("compute-sanitizer " + (sanitizer.empty() ? sanitizer_off_path : sanitizer));
+}
 
+// Nsight Compute and the counter permission, for ./workbook profile.
+void check_profiler(DoctorRun& run) {
+  Doctor& doctor = run.doctor;
   // Hardware counters for `workbook profile`.
   const std::string ncu = find_ncu();
   const std::optional<bool> restricted = profiling_restricted(read_file("/proc/driver/nvidia/params").value_or(""));
@@ -326,7 +382,23 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir) 
     doctor.ok("ncu " + ncu +
               (restricted ? (*restricted ? " (running as root)" : ", counters permitted")
                           : " (counter permission not readable here)"));
+}
 
+}  // namespace
+
+int command_doctor(const std::string& source_dir, const std::string& build_dir) {
+  DoctorRun run;
+  run.source_dir = source_dir;
+  run.build_dir = build_dir;
+  run.cache = read_file(join_path(build_dir, "CMakeCache.txt"));
+  std::printf("workbook doctor: source %s, build %s%s\n\n", source_dir.c_str(), build_dir.c_str(),
+              run.cache ? "" : " (not configured yet)");
+  // In this order: later checks use what earlier ones found (nvcc and its version, the GPU).
+  for (void (*check)(DoctorRun&) : {check_cmake, check_nvcc, check_catch2, check_host_compiler, check_driver,
+                                    check_build_and_kernel, check_sanitizer, check_profiler})
+    check(run);
+
+  const Doctor& doctor = run.doctor;
   std::string verdict = doctor.failures   ? std::to_string(doctor.failures) + " problem(s) to fix, listed above."
                         : doctor.warnings ? std::string("Usable, with the warnings above.")
                                           : std::string("Everything the workbook needs is in place.");
