@@ -26,6 +26,8 @@ namespace wbcli {
 constexpr int kTestTimeoutS = 600;
 // A sanitizer run of the small case; CTest gives the same runs WORKBOOK_LEARNER_SANITIZE_TIMEOUT.
 constexpr int kSanitizerTimeoutS = 300;
+// tools/sanitize_test.sh's exit status for a finding.
+constexpr int kExitFinding = 99;
 
 std::string Context::source_path(const std::string& relative) const {
   return join_path(source_dir, relative);
@@ -295,9 +297,10 @@ struct SanitizerGrade {
   bool no_gpu = false;  // the test's GPU probe said there is none
 };
 
-// The grade's compute-sanitizer runs on the learner test, as CTest's N.NN.name.learner.<tool> tests
-// run them (tools/sanitize_test.sh): the small case, memcheck with exact-size inputs. Each finding
-// is printed as one sentence unless `quiet`.
+// The grade's compute-sanitizer runs on the learner test, through the script CTest's
+// N.NN.name.learner.<tool> tests run (tools/sanitize_test.sh): it sets the small case (memcheck with
+// exact-size inputs) and decides what a finding is (exit 99; racecheck's warnings count), so the tool
+// and ctest cannot disagree. The tool only explains: each finding as one sentence unless `quiet`.
 SanitizerGrade run_grade_sanitizers(const Context& ctx, const Exercise& exercise, bool quiet) {
   SanitizerGrade grade;
   if (exercise.sanitizers.empty()) return grade;
@@ -312,41 +315,41 @@ SanitizerGrade run_grade_sanitizers(const Context& ctx, const Exercise& exercise
     grade.problems = 1;
     return grade;
   }
+  const std::string script = ctx.source_path("tools/sanitize_test.sh");
   for (const std::string& tool : exercise.sanitizers) {
     if (!quiet)
       std::printf("%s\n",
                   ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (small sizes) ...").c_str());
     RunOptions options;
     options.timeout_s = kSanitizerTimeoutS;
-    options.environment = sanitizer_environment(tool);
-    const ProcessResult run =
-        run_process({sanitizer, "--tool", tool, "--error-exitcode", "99", exercise.learner_test}, options);
+    const ProcessResult run = run_process({"bash", script, sanitizer, tool, exercise.learner_test}, options);
     if (run.exit_code == kExitNoGpu) {
       if (!quiet) std::printf("compute-sanitizer needs a GPU: %s\n", first_line(run.output).c_str());
       grade.no_gpu = true;
       return grade;
     }
+    if (run.started && run.exit_code == 0 && !run.timed_out) {
+      if (!quiet) std::printf("  %s: %s\n", tool.c_str(), ctx.green("clean").c_str());
+      continue;
+    }
     const std::vector<SanitizerFinding> findings = fold_findings(parse_sanitizer_output(run.output));
     int problems = 0;
     for (const SanitizerFinding& finding : findings) problems += finding.api_call == "cascade" ? 0 : 1;
-    if (findings.empty() && (run.exit_code != 0 || run.timed_out || !run.started)) {
-      // Reported without itemizing, or the graded test itself failed or hung under the tool.
-      problems = 1;
-      if (!quiet)
-        std::printf("  %s: the run %s; its output ends with:\n%s\n", tool.c_str(),
-                    run.timed_out ? ("did not finish in " + std::to_string(kSanitizerTimeoutS) + " s").c_str()
-                                  : ("exited with status " + std::to_string(run.exit_code)).c_str(),
-                    run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0).c_str());
-    } else if (!quiet && problems == 0) {
-      std::printf("  %s: %s\n", tool.c_str(), ctx.green("clean").c_str());
-    } else if (!quiet) {
+    grade.problems += std::max(problems, 1);
+    if (quiet) continue;
+    if (run.exit_code == kExitFinding && problems > 0) {
       std::printf("  %s found %d problem%s:\n", tool.c_str(), problems, problems == 1 ? "" : "s");
       for (const SanitizerFinding& finding : findings)
         std::printf("  - %s\n", explain_finding(finding, [&ctx, &exercise](const std::string& file, int line) {
                                   return source_line(ctx, exercise, file, line);
                                 }).c_str());
+    } else {
+      // A finding the parser could not itemize, or the graded test failing or hanging under the tool.
+      std::printf("  %s: the run %s; its output ends with:\n%s\n", tool.c_str(),
+                  run.timed_out ? ("did not finish in " + std::to_string(kSanitizerTimeoutS) + " s").c_str()
+                                : ("exited with status " + std::to_string(run.exit_code)).c_str(),
+                  run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0).c_str());
     }
-    grade.problems += problems;
   }
   return grade;
 }

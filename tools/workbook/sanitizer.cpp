@@ -79,12 +79,6 @@ std::string bytes(long long count) {
 
 }  // namespace
 
-std::vector<std::string> sanitizer_environment(const std::string& tool) {
-  std::vector<std::string> environment = {"WB_SANITIZE=1"};
-  if (tool == "memcheck") environment.push_back("WB_EXACT_INPUTS=1");
-  return environment;
-}
-
 std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& text) {
   static const std::regex access(
       R"(^Invalid __(global|shared|local)__ (read|write|atomic)[a-z ]* of size ([0-9,]+) bytes?)");

@@ -39,10 +39,6 @@ struct SanitizerFinding {
   int repeats = 1;  // findings of the same kind at the same line, folded together
 };
 
-// The environment of the grade's runs of `tool` on a graded test, the same as tools/sanitize_test.sh
-// gives CTest's: WB_SANITIZE=1 (small sizes) and, for memcheck, WB_EXACT_INPUTS=1 (inputs allocated
-// at their exact size, so memcheck sees a read past the end).
-std::vector<std::string> sanitizer_environment(const std::string& tool);
 
 std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& text);
 // Folds findings of the same kind, access and line (one per thread otherwise) into the first one.

@@ -163,12 +163,6 @@ TEST_CASE("racecheck: a race inside one warp is a warning that names __syncwarp"
   CHECK(sentence.find("(62 hazards)") != std::string::npos);
 }
 
-TEST_CASE("the grade's environment: small sizes everywhere, exact-size inputs for memcheck", "[host][workbook]") {
-  CHECK(wbcli::sanitizer_environment("memcheck") == std::vector<std::string>{"WB_SANITIZE=1", "WB_EXACT_INPUTS=1"});
-  CHECK(wbcli::sanitizer_environment("racecheck") == std::vector<std::string>{"WB_SANITIZE=1"});
-  CHECK(wbcli::sanitizer_environment("synccheck") == std::vector<std::string>{"WB_SANITIZE=1"});
-}
-
 TEST_CASE("initcheck and synccheck findings", "[host][workbook]") {
   const std::vector<wbcli::SanitizerFinding> f = wbcli::parse_sanitizer_output(kInitAndSync);
   REQUIRE(f.size() == 2);
