@@ -52,6 +52,11 @@
 #                                      on the learner test (memcheck, racecheck, synccheck as chosen)
 # FAILS_WITH is the text the pristine stub's test output must contain (tools/pristine_stubs.sh).
 # Each .cu compiles once per variant into an OBJECT library that its lesson and its test share.
+#
+# The registry: workbook_finalize() writes build/<preset>/workbook_exercises.tsv, a header row of
+# column names (WORKBOOK_REGISTRY_COLUMNS) and one row per exercise. Every reader finds a column by
+# its name in the header (tools/workbook/manifest.cpp, tools/registry_columns.awk for the scripts,
+# workbook_registry_field() here), so a column may be added anywhere; renaming one means its readers.
 
 set(WORKBOOK_GPU_TEST_TIMEOUT 300 CACHE STRING "Seconds before CTest kills a GPU test")
 set(WORKBOOK_SANITIZE_TIMEOUT 900 CACHE STRING "Seconds before CTest kills a sanitizer run")
@@ -88,10 +93,9 @@ set(WORKBOOK_EXERCISE_MANIFEST ${CMAKE_CURRENT_LIST_DIR}/exercises.json)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${WORKBOOK_EXERCISE_MANIFEST})
 set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS "")
 set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_IDS "")
-# The registry's columns, in the order written: only ever appended (tools/pristine_stubs.sh reads the
-# first 8 by position, the workbook tool all of them).
+# The registry's columns, in the order written (readers look them up by name).
 set(WORKBOOK_REGISTRY_COLUMNS
-  id name stub solution learner_test learner_lesson fails_with smoke_args phase target solution_lesson
+  id name title stub solution learner_test learner_lesson fails_with smoke_args phase target solution_lesson
   solution_test hints readme bench_target bench sanitizers requires test_timeout source_check)
 
 # workbook_registry_field(<row> <column> <out_var>): one column of a WORKBOOK_EXERCISE_ROWS row, by name.
@@ -509,7 +513,7 @@ function(workbook_finalize)
   endforeach()
 
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
-  string(REPLACE ";" "\t" text "# ${WORKBOOK_REGISTRY_COLUMNS}")
+  string(REPLACE ";" "\t" text "${WORKBOOK_REGISTRY_COLUMNS}")
   string(APPEND text "\n")
   foreach(row IN LISTS rows)
     string(APPEND text "${row}\n")
