@@ -533,7 +533,12 @@ function(workbook_finalize)
     add_test(NAME host.exercise-gate-self-test
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_exercises.py --self-test)
     set_tests_properties(host.exercise-gate host.exercise-gate-self-test PROPERTIES LABELS "host")
+    # The manifest against the prose: README.md's course map, the phase READMEs' headings and titles,
+    # the exercise headers' Previous/Next lines (with its own planted-defect self-test first).
+    add_test(NAME host.manifest
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_manifest.py ${PROJECT_SOURCE_DIR})
+    set_tests_properties(host.manifest PROPERTIES LABELS "host")
   else()
-    message(WARNING "python3 not found: the exercise gate (tools/check_exercises.py) is not registered")
+    message(WARNING "python3 not found: the exercise gate (tools/check_exercises.py, check_manifest.py) is not registered")
   endif()
 endfunction()
