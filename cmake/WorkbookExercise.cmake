@@ -14,13 +14,17 @@
 #   timeout        TIMEOUT, a number of seconds: 90
 #   source_check   SOURCE_CHECK
 #   why            passed to nothing: why the entry has its special fields (JSON has no comments)
-# An empty field is left out, never "" or []; an unknown one stops the configure. tools/check_manifest.py
-# (CTest host.manifest) checks the entries against README.md's course map, the phase READMEs' headings
-# and the Previous/Next lines of the exercise headers.
+# An empty field is left out, never "" or []; an unknown one stops the configure, and so does an entry
+# no phase registers (workbook_finalize). tools/check_manifest.py (CTest host.manifest) checks the
+# entries against README.md's course map, the phase READMEs' headings and titles, and the Previous/Next
+# lines of the exercise headers; tools/check_exercises.py (host.exercise-gate) that each exercise file
+# has its entry. Adding an exercise = stub + solution + test + hints file + phase README section + one
+# manifest entry (and its name in README.md's course map and its neighbours' Previous/Next lines).
 #
 # workbook_exercise(<id> <name> FAILS_WITH <text> [TITLE <text>] [SMOKE_ARGS <args...>] [LIBS <targets...>]
 #                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none]
 #                   [REQUIRES_ARCH 80|90a] [TIMEOUT <seconds>] [SOURCE_CHECK <script>])
+# TITLE goes to the registry's `title` column only (lessons keep their own WB_LESSON titles).
 # LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only;
 # LESSON_MAIN replaces workbook_lesson_main as the lessons' main (phase 4's takes matrix options).
 # SANITIZE overrides the compute-sanitizer tools of the learner's grade, which are otherwise read from
