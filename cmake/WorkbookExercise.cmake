@@ -1,6 +1,30 @@
-# workbook_exercise(<id> <name> FAILS_WITH <text> [SMOKE_ARGS <args...>] [LIBS <targets...>]
+# The exercises are facts in one file, cmake/exercises.json: {"exercises": [...]}, one object per
+# exercise in course order, with named fields. Each phase's CMakeLists.txt registers its own with
+# workbook_phase_exercises(<phase>), which calls workbook_exercise() with the entry's fields:
+#   id, name       <id> <name> (required): 0.02 vector_add
+#   title          TITLE: the text after the colon of the phase README's `### N.NN name: title` heading
+#                  (the workbook tool's hint and Next lines); omitted where the heading has none
+#   fails_with     FAILS_WITH (required)
+#   smoke_args     SMOKE_ARGS, an array: ["--size", "1M", "--repeat", "3"]
+#   libs           LIBS, an array of targets
+#   test_libs      TEST_LIBS, an array of targets
+#   lesson_main    LESSON_MAIN
+#   sanitize       SANITIZE, an array: ["memcheck"], or ["none"]
+#   requires_arch  REQUIRES_ARCH, a string: "80" or "90a"
+#   timeout        TIMEOUT, a number of seconds: 90
+#   source_check   SOURCE_CHECK
+#   why            passed to nothing: why the entry has its special fields (JSON has no comments)
+# An empty field is left out, never "" or []; an unknown one stops the configure, and so does an entry
+# no phase registers (workbook_finalize). tools/check_manifest.py (CTest host.manifest) checks the
+# entries against README.md's course map, the phase READMEs' headings and titles, and the Previous/Next
+# lines of the exercise headers; tools/check_exercises.py (host.exercise-gate) that each exercise file
+# has its entry. Adding an exercise = stub + solution + test + hints file + phase README section + one
+# manifest entry (and its name in README.md's course map and its neighbours' Previous/Next lines).
+#
+# workbook_exercise(<id> <name> FAILS_WITH <text> [TITLE <text>] [SMOKE_ARGS <args...>] [LIBS <targets...>]
 #                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none]
 #                   [REQUIRES_ARCH 80|90a] [TIMEOUT <seconds>] [SOURCE_CHECK <script>])
+# TITLE goes to the registry's `title` column only (lessons keep their own WB_LESSON titles).
 # LIBS link to the exercise (and so to its lesson and test); TEST_LIBS to its graded test only;
 # LESSON_MAIN replaces workbook_lesson_main as the lessons' main (phase 4's takes matrix options).
 # SANITIZE overrides the compute-sanitizer tools of the learner's grade, which are otherwise read from
@@ -19,7 +43,7 @@
 # (N.NN.name.learner.source, and `workbook check` via the registry's `source_check` column); the
 # solution must pass it (N.NN.name.source, host).
 #
-# One call per exercise, from its phase's CMakeLists.txt. For id 0.02 and name vector_add in
+# Called by workbook_phase_exercises, once per manifest entry. For id 0.02 and name vector_add in
 # phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
 # and phase0_basics/tests/02_vector_add_test.cpp, and creates:
 #   p0_02_vector_add(_solution)        the lesson executables (learner / reference)
@@ -32,6 +56,11 @@
 #                                      on the learner test (memcheck, racecheck, synccheck as chosen)
 # FAILS_WITH is the text the pristine stub's test output must contain (tools/pristine_stubs.sh).
 # Each .cu compiles once per variant into an OBJECT library that its lesson and its test share.
+#
+# The registry: workbook_finalize() writes build/<preset>/workbook_exercises.tsv, a header row of
+# column names (WORKBOOK_REGISTRY_COLUMNS) and one row per exercise. Every reader finds a column by
+# its name in the header (tools/workbook/manifest.cpp, tools/registry_columns.awk for the scripts,
+# workbook_registry_field() here), so a column may be added anywhere; renaming one means its readers.
 
 set(WORKBOOK_GPU_TEST_TIMEOUT 300 CACHE STRING "Seconds before CTest kills a GPU test")
 set(WORKBOOK_SANITIZE_TIMEOUT 900 CACHE STRING "Seconds before CTest kills a sanitizer run")
@@ -63,7 +92,26 @@ function(_workbook_sanitize_command out_var tool binary)
   set(${out_var} bash ${WORKBOOK_SANITIZE_SCRIPT} ${ARGN} ${WORKBOOK_COMPUTE_SANITIZER} ${tool} ${binary} PARENT_SCOPE)
 endfunction()
 
+set(WORKBOOK_EXERCISE_MANIFEST ${CMAKE_CURRENT_LIST_DIR}/exercises.json)
+# Editing the manifest reconfigures the build.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${WORKBOOK_EXERCISE_MANIFEST})
 set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS "")
+set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_IDS "")
+# The registry's columns, in the order written (readers look them up by name).
+set(WORKBOOK_REGISTRY_COLUMNS
+  id name title stub solution learner_test learner_lesson fails_with smoke_args phase target solution_lesson
+  solution_test hints readme bench_target bench sanitizers requires test_timeout source_check)
+
+# workbook_registry_field(<row> <column> <out_var>): one column of a WORKBOOK_EXERCISE_ROWS row, by name.
+function(workbook_registry_field row column out_var)
+  list(FIND WORKBOOK_REGISTRY_COLUMNS ${column} index)
+  if(index LESS 0)
+    message(FATAL_ERROR "workbook_registry_field: the registry has no column '${column}'")
+  endif()
+  string(REPLACE "\t" ";" fields "${row}")
+  list(GET fields ${index} value)
+  set(${out_var} "${value}" PARENT_SCOPE)
+endfunction()
 
 # The entries of CMAKE_CUDA_ARCHITECTURES from `minimum` up ("75;80;86-real" and 80 -> "80;86-real"),
 # or `minimum` itself when none is (or for native/all/all-major, which cannot be filtered here: then
@@ -98,7 +146,7 @@ function(workbook_target_requires_arch target arch)
 endfunction()
 
 function(workbook_exercise id name)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;LESSON_MAIN;REQUIRES_ARCH;TIMEOUT;SOURCE_CHECK"
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "FAILS_WITH;TITLE;LESSON_MAIN;REQUIRES_ARCH;TIMEOUT;SOURCE_CHECK"
                         "SMOKE_ARGS;LIBS;TEST_LIBS;SANITIZE")
   if(NOT ARG_LESSON_MAIN)
     set(ARG_LESSON_MAIN workbook_lesson_main)
@@ -237,39 +285,145 @@ function(workbook_exercise id name)
     endif()
   endif()
 
-  # One row per exercise: the registry that tools/ reads (pristine check, workbook CLI).
-  string(REPLACE ";" " " smoke "${ARG_SMOKE_ARGS}")
-  file(RELATIVE_PATH rel_stub ${PROJECT_SOURCE_DIR} ${stub})
-  file(RELATIVE_PATH rel_solution ${PROJECT_SOURCE_DIR} ${solution})
-  # Columns are only ever appended: tools/pristine_stubs.sh reads the first 8 by position, the
-  # workbook tool all of them.
-  file(RELATIVE_PATH rel_hints ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/hints/${file_name}.txt)
-  file(RELATIVE_PATH rel_readme ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/README.md)
+  # One row per exercise: the registry that tools/ reads (pristine check, workbook CLI), its columns
+  # named by WORKBOOK_REGISTRY_COLUMNS.
+  set(column_id ${id})
+  set(column_name ${name})
+  set(column_title "${ARG_TITLE}")
+  file(RELATIVE_PATH column_stub ${PROJECT_SOURCE_DIR} ${stub})
+  file(RELATIVE_PATH column_solution ${PROJECT_SOURCE_DIR} ${solution})
+  set(column_learner_test $<TARGET_FILE:${base}_test>)
+  set(column_learner_lesson $<TARGET_FILE:${base}>)
+  set(column_fails_with "${ARG_FAILS_WITH}")
+  string(REPLACE ";" " " column_smoke_args "${ARG_SMOKE_ARGS}")
+  set(column_phase ${phase})
+  set(column_target ${base})
+  set(column_solution_lesson $<TARGET_FILE:${base}_solution>)
+  set(column_solution_test $<TARGET_FILE:${base}_solution_test>)
+  file(RELATIVE_PATH column_hints ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/hints/${file_name}.txt)
+  file(RELATIVE_PATH column_readme ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/README.md)
   # The phase benchmark (workbook_solution_tool) may still be skipped later, so ask at generate time.
-  get_property(bench GLOBAL PROPERTY WORKBOOK_PHASE${phase}_BENCH)
-  set(bench_file "")
-  if(bench)
-    set(bench_file "$<$<TARGET_EXISTS:${bench}>:$<TARGET_FILE:${bench}>>")
+  get_property(column_bench_target GLOBAL PROPERTY WORKBOOK_PHASE${phase}_BENCH)
+  set(column_bench "")
+  if(column_bench_target)
+    set(column_bench "$<$<TARGET_EXISTS:${column_bench_target}>:$<TARGET_FILE:${column_bench_target}>>")
   endif()
   # The grade's sanitizer tools, space-separated, or "none".
-  string(REPLACE ";" " " sanitizers "${grade_tools}")
-  if(sanitizers STREQUAL "")
-    set(sanitizers none)
+  string(REPLACE ";" " " column_sanitizers "${grade_tools}")
+  if(column_sanitizers STREQUAL "")
+    set(column_sanitizers none)
   endif()
-  # Then what the GPU must be ("", 80, 90a) and the graded test's own time limit in seconds (TIMEOUT,
-  # or empty: the tool's default).
-  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS
-    "${id}\t${name}\t${rel_stub}\t${rel_solution}\t$<TARGET_FILE:${base}_test>\t$<TARGET_FILE:${base}>\t${ARG_FAILS_WITH}\t${smoke}\t${phase}\t${base}\t$<TARGET_FILE:${base}_solution>\t$<TARGET_FILE:${base}_solution_test>\t${rel_hints}\t${rel_readme}\t${bench}\t${bench_file}\t${sanitizers}\t${ARG_REQUIRES_ARCH}\t${ARG_TIMEOUT}\t${ARG_SOURCE_CHECK}")
+  # What the GPU must be ("", 80, 90a), the graded test's own time limit in seconds (TIMEOUT, or empty:
+  # the tool's default) and the source check.
+  set(column_requires "${ARG_REQUIRES_ARCH}")
+  set(column_test_timeout "${ARG_TIMEOUT}")
+  set(column_source_check "${ARG_SOURCE_CHECK}")
+  set(row "")
+  foreach(column IN LISTS WORKBOOK_REGISTRY_COLUMNS)
+    if(NOT column STREQUAL "id")
+      string(APPEND row "\t")
+    endif()
+    string(APPEND row "${column_${column}}")
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS "${row}")
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_IDS ${id})
+endfunction()
+
+# The workbook_exercise() arguments of one cmake/exercises.json entry (a JSON object): each field is
+# the keyword of its name in capitals (smoke_args: SMOKE_ARGS), arrays spread into its values.
+function(_workbook_manifest_arguments entry out_var)
+  set(where "${WORKBOOK_EXERCISE_MANIFEST}")
+  string(JSON id ERROR_VARIABLE id_error GET "${entry}" id)
+  string(JSON name ERROR_VARIABLE name_error GET "${entry}" name)
+  if(id_error OR name_error)
+    message(FATAL_ERROR "${where}: an entry without an id or a name: ${entry}")
+  endif()
+  set(args ${id} ${name})
+  string(JSON members LENGTH "${entry}")
+  math(EXPR last "${members} - 1")
+  foreach(m RANGE ${last})
+    string(JSON key MEMBER "${entry}" ${m})
+    string(JSON type TYPE "${entry}" ${key})
+    set(values "")
+    if(key MATCHES "^(id|name|why)$")
+      continue()
+    elseif(key MATCHES "^(title|fails_with|lesson_main|requires_arch|source_check)$" AND type STREQUAL "STRING")
+      string(JSON values GET "${entry}" ${key})
+    elseif(key STREQUAL "timeout" AND type STREQUAL "NUMBER")
+      string(JSON values GET "${entry}" ${key})
+    elseif(key MATCHES "^(smoke_args|libs|test_libs|sanitize)$" AND type STREQUAL "ARRAY")
+      string(JSON count LENGTH "${entry}" ${key})
+      if(count GREATER 0)
+        math(EXPR last_value "${count} - 1")
+        foreach(v RANGE ${last_value})
+          string(JSON value_type TYPE "${entry}" ${key} ${v})
+          string(JSON value GET "${entry}" ${key} ${v})
+          if(NOT value_type STREQUAL "STRING" OR value STREQUAL "")
+            message(FATAL_ERROR "${where}: ${id} ${name}: ${key} holds strings, got '${value}'")
+          endif()
+          list(APPEND values "${value}")
+        endforeach()
+      endif()
+    elseif(key MATCHES "^(title|fails_with|lesson_main|requires_arch|source_check|timeout|smoke_args|libs|test_libs|sanitize)$")
+      message(FATAL_ERROR "${where}: ${id} ${name}: ${key} is a ${type}; see cmake/WorkbookExercise.cmake for its type")
+    else()
+      message(FATAL_ERROR "${where}: ${id} ${name}: unknown field '${key}' (the fields are listed in cmake/WorkbookExercise.cmake)")
+    endif()
+    if(values STREQUAL "")
+      message(FATAL_ERROR "${where}: ${id} ${name}: ${key} is empty; leave an empty field out")
+    endif()
+    if(values MATCHES ";" AND NOT type STREQUAL "ARRAY")
+      message(FATAL_ERROR "${where}: ${id} ${name}: ${key} holds a ';', which CMake would split")
+    endif()
+    string(TOUPPER ${key} keyword)
+    list(APPEND args ${keyword} "${values}")
+  endforeach()
+  set(${out_var} "${args}" PARENT_SCOPE)
+endfunction()
+
+# workbook_phase_exercises(<phase>): registers the exercises of cmake/exercises.json whose id starts
+# with <phase>, in the manifest's order, with workbook_exercise(); their files live in the calling
+# directory. Call it once from the phase's CMakeLists.txt, after its workbook_solution_tool() (the
+# registry names the phase benchmark) and before anything that refers to the exercises' targets or tests.
+function(workbook_phase_exercises phase)
+  file(READ ${WORKBOOK_EXERCISE_MANIFEST} manifest)
+  string(JSON count ERROR_VARIABLE error LENGTH "${manifest}" exercises)
+  if(error)
+    message(FATAL_ERROR "${WORKBOOK_EXERCISE_MANIFEST}: ${error}")
+  endif()
+  set(registered 0)
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON entry GET "${manifest}" exercises ${i})
+      string(JSON id ERROR_VARIABLE error GET "${entry}" id)
+      if(NOT error AND id MATCHES "^${phase}\\.")
+        _workbook_manifest_arguments("${entry}" args)
+        workbook_exercise(${args})
+        math(EXPR registered "${registered} + 1")
+      endif()
+    endforeach()
+  endif()
+  if(registered EQUAL 0)
+    message(FATAL_ERROR "workbook_phase_exercises(${phase}): ${WORKBOOK_EXERCISE_MANIFEST} lists no exercise ${phase}.NN")
+  endif()
 endfunction()
 
 # workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
 #                        [SMOKE_ARGS <args...>])
 # A benchmark that links the reference solutions of a phase's exercises (p1_ladder, p2_bench). Call
-# it before the exercise lines: it defers itself to the end of the directory, and is skipped, with a
-# status line, while an exercise is missing. Registers a short run labelled bench (not in the
+# it before workbook_phase_exercises(<n>), whose registry rows name it (it defers itself to the end of
+# the directory), and is skipped, with a status line, while an exercise is missing. Registers a short run labelled bench (not in the
 # default test presets), which writes <target>_smoke.csv in the build directory.
 function(workbook_solution_tool target source)
   cmake_parse_arguments(PARSE_ARGV 2 ARG "" "PHASE" "EXERCISES;LIBS;SMOKE_ARGS")
+  get_property(registered GLOBAL PROPERTY WORKBOOK_EXERCISE_IDS)
+  foreach(id IN LISTS registered)
+    if(id MATCHES "^${ARG_PHASE}\\.")
+      message(FATAL_ERROR "workbook_solution_tool(${target}): call it before workbook_phase_exercises(${ARG_PHASE}), "
+                          "whose registry rows name it (${id} is registered already)")
+    endif()
+  endforeach()
   # The phase's exercises name their benchmark in the registry (workbook bench).
   set_property(GLOBAL PROPERTY WORKBOOK_PHASE${ARG_PHASE}_BENCH ${target})
   # Deferred calls expand variables when they run, so bake the values in now.
@@ -338,9 +492,33 @@ endfunction()
 
 # Writes the exercise registry and registers the pristine-stub check; call once, last.
 function(workbook_finalize)
+  # Every exercise of the manifest is registered, and nothing else is.
+  file(READ ${WORKBOOK_EXERCISE_MANIFEST} manifest)
+  string(JSON count LENGTH "${manifest}" exercises)
+  set(listed "")
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON id GET "${manifest}" exercises ${i} id)
+      list(APPEND listed ${id})
+    endforeach()
+  endif()
+  get_property(registered GLOBAL PROPERTY WORKBOOK_EXERCISE_IDS)
+  foreach(id IN LISTS listed)
+    if(NOT id IN_LIST registered)
+      message(FATAL_ERROR "${WORKBOOK_EXERCISE_MANIFEST} lists ${id}, which no phase registers (its "
+                          "CMakeLists.txt calls workbook_phase_exercises)")
+    endif()
+  endforeach()
+  foreach(id IN LISTS registered)
+    if(NOT id IN_LIST listed)
+      message(FATAL_ERROR "exercise ${id} is registered but not in ${WORKBOOK_EXERCISE_MANIFEST}")
+    endif()
+  endforeach()
+
   get_property(rows GLOBAL PROPERTY WORKBOOK_EXERCISE_ROWS)
-  set(text "# id\tname\tstub\tsolution\tlearner_test\tlearner_lesson\tfails_with\tsmoke_args\tphase\ttarget")
-  string(APPEND text "\tsolution_lesson\tsolution_test\thints\treadme\tbench_target\tbench\tsanitizers\trequires\ttest_timeout\tsource_check\n")
+  string(REPLACE ";" "\t" text "${WORKBOOK_REGISTRY_COLUMNS}")
+  string(APPEND text "\n")
   foreach(row IN LISTS rows)
     string(APPEND text "${row}\n")
   endforeach()
@@ -359,7 +537,12 @@ function(workbook_finalize)
     add_test(NAME host.exercise-gate-self-test
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_exercises.py --self-test)
     set_tests_properties(host.exercise-gate host.exercise-gate-self-test PROPERTIES LABELS "host")
+    # The manifest against the prose: README.md's course map, the phase READMEs' headings and titles,
+    # the exercise headers' Previous/Next lines (with its own planted-defect self-test first).
+    add_test(NAME host.manifest
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_manifest.py ${PROJECT_SOURCE_DIR})
+    set_tests_properties(host.manifest PROPERTIES LABELS "host")
   else()
-    message(WARNING "python3 not found: the exercise gate (tools/check_exercises.py) is not registered")
+    message(WARNING "python3 not found: the exercise gate (tools/check_exercises.py, check_manifest.py) is not registered")
   endif()
 endfunction()

@@ -24,7 +24,7 @@ struct Rung {
   const char* name;
   MatmulLauncher launch;
   MatmulPrecision precision;
-  const char* arch = "";  // REQUIRES_ARCH of its workbook_exercise line
+  const char* arch = "";  // requires_arch of its cmake/exercises.json entry
 };
 
 // The version-to-launcher map lives here and nowhere else.
@@ -45,10 +45,10 @@ const std::vector<Rung>& rungs() {
 
 struct Bf16Rung {
   const char* id;
-  const char* exercise;  // as workbook_exercise names it, for the skip line
+  const char* exercise;  // as cmake/exercises.json names it, for the skip line
   const char* name;
   Bf16MatmulLauncher launch;
-  const char* arch;  // REQUIRES_ARCH of its workbook_exercise line
+  const char* arch;  // requires_arch of its cmake/exercises.json entry
 };
 
 const std::vector<Bf16Rung>& bf16_rungs() {

@@ -13,7 +13,7 @@
 // Run:   ./workbook run 5.04 [-- --size 16x4096x64]
 // Check: ./workbook check 5.04
 // Aim:   ~1.6x of 5.02 at 16x4096x64 causal, longest-first ~1.3x faster than natural order.
-// Previous: 5.03 flash_fp32. Next: 5.05 (tensor cores, to come).
+// Previous: 5.03 flash_fp32. Next: 5.05 flash_tensor_cores.
 
 #include <cmath>
 #include <stdexcept>

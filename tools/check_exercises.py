@@ -7,11 +7,12 @@ For each phase*/NN_name.cu it checks that
     not is a TODO line or a comment continuing one (the solution may add any lines);
   - the graded test, the hints file (concept / where / near) and a README section exist;
   - the header comment says how to run and check the lesson;
-  - phaseN/CMakeLists.txt registers it with workbook_exercise();
-and that solutions/ holds nothing without an exercise.
+  - cmake/exercises.json (the manifest) has an entry with its id and name;
+and that solutions/ holds nothing without an exercise, and the manifest no entry without a file.
 Usage: check_exercises.py <source-dir>. Exit 0 when clean, 1 with one line per problem.
 """
 import difflib
+import json
 import pathlib
 import re
 import sys
@@ -42,8 +43,19 @@ def stub_only_lines_are_todos(stub_lines, solution_lines, ex_id):
     return problems
 
 
+def manifest_entries(root, problems):
+    """The (id, name) of each cmake/exercises.json entry; a problem when the file cannot be read."""
+    path = root / "cmake" / "exercises.json"
+    try:
+        return [(e["id"], e["name"]) for e in json.loads(path.read_text())["exercises"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        problems.append(f"cmake/exercises.json: cannot read its exercises ({error})")
+        return []
+
+
 def check(root):
     problems = []
+    registered = manifest_entries(root, problems)
     for stub in sorted(root.glob("phase*/[0-9][0-9]_*.cu")):
         phase_dir = stub.parent.name
         phase = re.match(r"phase(\d+)_", phase_dir)
@@ -84,10 +96,13 @@ def check(root):
         readme = stub.parent / "README.md"
         if not readme.exists() or f"{ex_id} {name}" not in readme.read_text():
             problems.append(f"{rel}: {phase_dir}/README.md has no section '{ex_id} {name}'")
-        cmake = stub.parent / "CMakeLists.txt"
-        if not cmake.exists() or not re.search(rf"workbook_exercise\({re.escape(ex_id)} {re.escape(name)}\b",
-                                                cmake.read_text()):
-            problems.append(f"{rel}: not registered with workbook_exercise({ex_id} {name} ...)")
+        if (ex_id, name) not in registered:
+            problems.append(f"{rel}: cmake/exercises.json has no entry {{\"id\": \"{ex_id}\", \"name\": \"{name}\"}}")
+    for ex_id, name in registered:
+        phase = ex_id.split(".")[0]
+        if not list(root.glob(f"phase{phase}_*/{ex_id.split('.')[1]}_{name}.cu")):
+            problems.append(f"cmake/exercises.json: {ex_id} {name} has no file phase{phase}_*/"
+                            f"{ex_id.split('.')[1]}_{name}.cu")
     for solution in sorted(root.glob("solutions/*/*")):
         if not (root / solution.relative_to(root / "solutions")).exists():
             problems.append(f"{solution.relative_to(root)}: no exercise beside it")
@@ -110,7 +125,7 @@ def self_test():
         "outside the TODOs: line 8": solution.replace("  // Why: lesson text.\n", ""),
     }
 
-    def build(tree, solution_text, hints="concept: a\nwhere: b\nnear: c\n"):
+    def build(tree, solution_text, hints="concept: a\nwhere: b\nnear: c\n", manifest_name="demo"):
         (tree / "phase0_demo" / "tests").mkdir(parents=True)
         (tree / "phase0_demo" / "hints").mkdir()
         (tree / "solutions" / "phase0_demo").mkdir(parents=True)
@@ -119,7 +134,9 @@ def self_test():
         (tree / "phase0_demo" / "tests" / "01_demo_test.cpp").write_text('TEST_CASE("x", "[0.01]") {}\n')
         (tree / "phase0_demo" / "hints" / "01_demo.txt").write_text(hints)
         (tree / "phase0_demo" / "README.md").write_text("## 0.01 demo\n")
-        (tree / "phase0_demo" / "CMakeLists.txt").write_text("workbook_exercise(0.01 demo FAILS_WITH x)\n")
+        (tree / "cmake").mkdir()
+        (tree / "cmake" / "exercises.json").write_text(
+            '{"exercises": [{"id": "0.01", "name": "%s", "fails_with": "x"}]}\n' % manifest_name)
 
     failures = []
     with tempfile.TemporaryDirectory() as d:
@@ -135,9 +152,14 @@ def self_test():
         build(pathlib.Path(d), solution, hints="concept: a\nnear: c\n")
         if not any("concept:, where:, near:" in p for p in check(pathlib.Path(d))):
             failures.append("planted defect not reported: hints without where:")
+    with tempfile.TemporaryDirectory() as d:
+        build(pathlib.Path(d), solution, manifest_name="demo_renamed")
+        found = check(pathlib.Path(d))
+        if not (any("has no entry" in p for p in found) and any("has no file" in p for p in found)):
+            failures.append("planted defect not reported: a manifest entry that names another file")
     for f in failures:
         print(f)
-    print(f"self-test: {len(defects) + 2 - len(failures)} of {len(defects) + 2} cases behave")
+    print(f"self-test: {len(defects) + 3 - len(failures)} of {len(defects) + 3} cases behave")
     return 1 if failures else 0
 
 

@@ -1,5 +1,4 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2094 # the loop reads the registry, and awk reads columns of it again: no writes
 # pristine_stubs.sh <source-dir> <build-dir> [compute-sanitizer]
 # Proves every grader can fail: on the untouched stubs, each learner test must FAIL by failed
 # assertions whose output contains the exercise's FAILS_WITH text, and each learner lesson must
@@ -19,10 +18,17 @@ sanitizer=${3:-}
 registry=$build/workbook_exercises.tsv
 timeout_s=${WB_PRISTINE_TIMEOUT:-300}
 [ -f "$registry" ] || { echo "no exercise registry at $registry: configure the build first"; exit 1; }
+# registry_columns <name...>: those columns of each exercise row, found by the header's names and
+# separated by \037 (tools/registry_columns.awk); fails, saying which, when a column is missing.
+registry_columns() { awk -v columns="$*" -f "$src/tools/registry_columns.awk" "$registry"; }
+rows=$(registry_columns id name stub learner_test learner_lesson fails_with smoke_args requires sanitizers) ||
+  exit 1
 
 # Only a checkout whose exercise files are committed can say whether they were edited. Only the
 # exercises this build registers count: work in progress elsewhere in the tree does not.
-mapfile -t stubs < <(awk -F'\t' '$1 !~ /^#/ && NF > 2 { print $3 }' "$registry")
+stubs=()
+stub_list=$(registry_columns stub) || exit 1
+[ -n "$stub_list" ] && mapfile -t stubs <<<"$stub_list"
 # WB_PRISTINE_TRUST=1 skips this, for a copy of the tree whose .git is stale.
 if [ "${WB_PRISTINE_TRUST:-0}" != 1 ] && [ ${#stubs[@]} -gt 0 ] && git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
    [ -n "$(git -C "$src" ls-files -- "${stubs[@]}")" ]; then
@@ -58,16 +64,15 @@ verdict() {
 
 # WB_PRISTINE_ONLY=<regex> checks only the exercises whose id matches (e.g. '^5\.' for one phase).
 only=${WB_PRISTINE_ONLY:-}
-while IFS=$'\t' read -r id name _stub _solution test_bin lesson_bin fails_with smoke _later_columns; do
-  case "$id" in '#'*|'') continue ;; esac
+while IFS=$'\037' read -r id name _stub test_bin lesson_bin fails_with smoke requires grade_sanitizers; do
+  [ -n "$id" ] || continue
   if [ -n "$only" ] && ! [[ $id =~ $only ]]; then continue; fi
   log=$log_dir/$id.test.log
   timeout "$timeout_s" "$test_bin" >"$log" 2>&1
   rc=$?
   if [ $rc -eq 77 ]; then
-    # An exercise this GPU cannot run (the registry's requires column, 18) skips with its own line:
+    # An exercise this GPU cannot run (the registry's requires column) skips with its own line:
     # nothing to prove here, but the other exercises still count.
-    requires=$(awk -F'\t' -v id="$id" '$1 == id { print $18 }' "$registry")
     if [ -n "$requires" ] && grep -q "^SKIPPED: $id $name needs" "$log"; then
       printf '%-6s %-22s %s\n' "$id" "$name" "skipped: $(head -n 1 "$log" | sed 's/^SKIPPED: //')"
       continue
@@ -79,8 +84,6 @@ while IFS=$'\t' read -r id name _stub _solution test_bin lesson_bin fails_with s
   # The grade's sanitizer runs: each must fail by the graded test's message too.
   sanitized=""
   if [ -n "$sanitizer" ]; then
-    # Column 17 by awk: read would merge the empty columns before it (a tab is IFS white space).
-    grade_sanitizers=$(awk -F'\t' -v id="$id" '$1 == id { print $17 }' "$registry")
     for tool in ${grade_sanitizers:-}; do
       [ "$tool" = none ] && continue
       tool_log=$log_dir/$id.$tool.log
@@ -111,7 +114,7 @@ while IFS=$'\t' read -r id name _stub _solution test_bin lesson_bin fails_with s
   case "$test_verdict$sanitized$lesson" in *DEFECT*) defects=$((defects + 1)) ;; esac
   checked=$((checked + 1))
   printf '%-6s %-22s %-40s %s | sanitized:%s\n' "$id" "$name" "$test_verdict" "$lesson" "${sanitized:- none}"
-done <"$registry"
+done <<<"$rows"
 
 echo "$checked exercises checked, $defects with a defect (logs in $log_dir)"
 [ $defects -eq 0 ] || exit 1

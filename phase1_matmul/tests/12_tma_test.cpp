@@ -5,7 +5,7 @@
 // 16-byte fast path (K % 8 == 0) and shapes the contract sends to the fallback (K % 8 != 0, K = 0, A or
 // B misaligned by one element). Needs a Hopper GPU (sm_90): elsewhere the test skips with one line (exit 77).
 // Its bugs can hang instead of failing (an mbarrier wait that never completes): CTest's TIMEOUT for this
-// test is short (workbook_exercise TIMEOUT), and watch_for_hangs prints, before any case runs, what
+// test is short (its timeout in cmake/exercises.json), and watch_for_hangs prints, before any case runs, what
 // usually hangs and then each case's shape, so a killed run shows the advice and the case that hung.
 #include "common/testing.h"
 #include "phase1_matmul/tests/grading.h"

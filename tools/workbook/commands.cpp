@@ -62,17 +62,6 @@ bool ask_yes_no(const std::string& question) {
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 
-std::string exercise_title(const Context& ctx, const Exercise& exercise) {
-  // The phase README's "### 0.02 vector_add: the grid-stride loop and float4" heading.
-  if (const std::optional<std::string> readme = read_file(ctx.source_path(exercise.readme)))
-    for (const std::string& line : split_lines(*readme))
-      if (starts_with(line, "#") && contains(line, " " + exercise.id + " ")) {
-        const std::string::size_type colon = line.find(':');
-        if (colon != std::string::npos) return trim(line.substr(colon + 1));
-      }
-  return "";
-}
-
 namespace {
 
 std::string cmake_program(const Context& ctx) {
@@ -184,7 +173,7 @@ void print_next(Context& ctx) {
     std::printf("%s\n", ctx.green("Every exercise is done. Try `./workbook bench phase1` to see your ladder.").c_str());
     return;
   }
-  const std::string title = exercise_title(ctx, *next);
+  const std::string& title = next->title;
   std::printf("Next: %s %s%s\n      edit %s, then: ./workbook check %s   (stuck? ./workbook hint %s)\n",
               ctx.bold(next->id).c_str(), next->name.c_str(), title.empty() ? "" : (": " + title).c_str(),
               next->stub.c_str(), next->id.c_str(), next->id.c_str());
@@ -548,7 +537,7 @@ int command_hint(Context& ctx, const Exercise& exercise) {
     const std::string heading = std::to_string(i + 1) + ". " + tier_title(step.to_show[i].label);
     std::printf("%s\n   %s\n\n", (newest ? ctx.bold(heading) : ctx.dim(heading)).c_str(), step.to_show[i].text.c_str());
   }
-  const std::string title = exercise_title(ctx, exercise);
+  const std::string& title = exercise.title;
   if (!title.empty())
     std::printf("The idea behind it: %s, section \"%s %s: %s\".\n", exercise.readme.c_str(), exercise.id.c_str(),
                 exercise.name.c_str(), title.c_str());

@@ -73,7 +73,6 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir);
 
 // Shared helpers.
 bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, std::string* errors);
-std::string exercise_title(const Context& ctx, const Exercise& exercise);  // from the phase README heading
 void print_next(Context& ctx);
 bool ask_yes_no(const std::string& question);
 

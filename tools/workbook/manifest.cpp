@@ -59,53 +59,66 @@ std::string manifest_path(const std::string& build_dir) {
   return join_path(build_dir, "workbook_exercises.tsv");
 }
 
+const std::vector<std::string> kRegistryColumns = {"id",         "name",         "title",           "stub",
+                                                   "solution",   "learner_test", "learner_lesson",  "fails_with",
+                                                   "smoke_args", "target",       "solution_lesson", "solution_test",
+                                                   "hints",      "readme",       "bench_target",    "bench",
+                                                   "sanitizers", "requires",     "test_timeout",    "source_check"};
+
 ManifestResult parse_manifest(const std::string& text) {
   Manifest manifest;
+  std::vector<std::string> header;  // the column names, in the file's order
   int line_number = 0;
   for (const std::string& line : split_lines(text)) {
     ++line_number;
-    if (line.empty() || line[0] == '#') continue;
+    if (line.empty()) continue;
     const std::vector<std::string> f = split(line, '\t');
     const std::string where = "registry line " + std::to_string(line_number) + ": ";
-    if (f.size() < 8)
-      return {std::nullopt, where + "expected at least 8 tab-separated columns, got " + std::to_string(f.size())};
+    if (header.empty()) {
+      header = f;
+      for (std::size_t i = 0; i < header.size(); ++i)
+        if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
+            header.begin() + static_cast<std::ptrdiff_t>(i))
+          return {std::nullopt, where + "column '" + header[i] + "' is named twice"};
+      for (const std::string& name : kRegistryColumns)
+        if (std::find(header.begin(), header.end(), name) == header.end())
+          return {std::nullopt, where + "the header row has no column '" + name +
+                                    "' (reconfigure the build to write the registry again)"};
+      continue;
+    }
+    if (f.size() != header.size())
+      return {std::nullopt, where + "expected " + std::to_string(header.size()) + " tab-separated columns, got " +
+                                std::to_string(f.size())};
+    auto column = [&f, &header](const std::string& name) {
+      return f[static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin())];
+    };
     Exercise e;
-    e.id = f[0];
+    e.id = column("id");
     if (!is_exercise_id(e.id)) return {std::nullopt, where + "'" + e.id + "' is not an exercise id"};
     if (manifest.find(e.id) != nullptr) return {std::nullopt, where + "exercise " + e.id + " is listed twice"};
-    e.name = f[1];
-    e.stub = f[2];
-    e.solution = f[3];
-    e.learner_test = f[4];
-    e.learner_lesson = f[5];
-    e.fails_with = f[6];
-    e.smoke_args = f[7];
+    e.name = column("name");
+    e.title = column("title");
+    e.stub = column("stub");
+    e.solution = column("solution");
+    e.learner_test = column("learner_test");
+    e.learner_lesson = column("learner_lesson");
+    e.fails_with = column("fails_with");
+    e.smoke_args = column("smoke_args");
     e.phase = e.id[0] - '0';
-    // The columns after the 8th were appended later; derive what an older registry lacks.
-    auto column = [&f](std::size_t i) { return i < f.size() ? f[i] : std::string(); };
-    e.target = column(9);
-    if (e.target.empty())
-      e.target = "p" + std::to_string(e.phase) + "_" + base_name(e.stub).substr(0, base_name(e.stub).size() - 3);
-    e.solution_lesson = column(10).empty() ? e.learner_lesson + "_solution" : column(10);
-    e.solution_test = column(11);
-    if (e.solution_test.empty()) e.solution_test = e.learner_lesson + "_solution_test";
-    e.hints = column(12);
-    if (e.hints.empty())
-      e.hints = join_path(e.phase_dir(), "hints/" + base_name(e.stub).substr(0, base_name(e.stub).size() - 3) + ".txt");
-    e.readme = column(13).empty() ? join_path(e.phase_dir(), "README.md") : column(13);
-    e.bench_target = column(14);
-    e.bench = column(15);
-    if (f.size() <= 16) {
-      e.sanitizers = {"memcheck"};
-    } else {
-      for (const std::string& tool : split(column(16), ' '))
-        if (!tool.empty() && tool != "none") e.sanitizers.push_back(tool);
-    }
-    e.arch_requirement = column(17);
+    e.target = column("target");
+    e.solution_lesson = column("solution_lesson");
+    e.solution_test = column("solution_test");
+    e.hints = column("hints");
+    e.readme = column("readme");
+    e.bench_target = column("bench_target");
+    e.bench = column("bench");
+    for (const std::string& tool : split(column("sanitizers"), ' '))
+      if (!tool.empty() && tool != "none") e.sanitizers.push_back(tool);
+    e.arch_requirement = column("requires");
     if (!wb::is_arch_requirement(e.arch_requirement))
       return {std::nullopt, where + "unknown GPU requirement '" + e.arch_requirement + "' (expected 80 or 90a)"};
-    e.test_timeout_s = static_cast<int>(parse_number(column(18)).value_or(0));
-    e.source_check = column(19);
+    e.test_timeout_s = static_cast<int>(parse_number(column("test_timeout")).value_or(0));
+    e.source_check = column("source_check");
     manifest.exercises.push_back(e);
   }
   if (manifest.exercises.empty()) return {std::nullopt, "the exercise registry lists no exercises"};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The exercise registry build/<preset>/workbook_exercises.tsv, written by workbook_finalize() in
-// cmake/WorkbookExercise.cmake from the workbook_exercise() calls: the one place exercise metadata comes from.
+// cmake/WorkbookExercise.cmake from the manifest cmake/exercises.json: a header row of column names, then
+// one row per exercise. Columns are found by their header name, never by position.
 #pragma once
 
 #include <optional>
@@ -12,6 +13,7 @@ namespace wbcli {
 struct Exercise {
   std::string id;            // 0.02
   std::string name;          // vector_add
+  std::string title;         // the grid-stride loop and float4 (the phase README heading's), or empty
   std::string stub;          // phase0_basics/02_vector_add.cu (relative to the source directory)
   std::string solution;      // solutions/phase0_basics/02_vector_add.cu
   std::string learner_test;  // absolute paths of the four executables
@@ -27,10 +29,10 @@ struct Exercise {
   std::string bench_target;  // the phase benchmark (p1_ladder) or empty
   std::string bench;         // its executable, or empty
   // The compute-sanitizer tools of the grade (memcheck, racecheck, synccheck), chosen in
-  // cmake/WorkbookExercise.cmake; empty for "none". A registry without the column: memcheck.
+  // cmake/WorkbookExercise.cmake; empty for "none".
   std::vector<std::string> sanitizers;
   // What the GPU must be (common/arch_requirement.h): "" any the workbook runs on, "80" sm_80 or newer,
-  // "90a" Hopper. Its lessons and tests skip elsewhere. A registry without the column: "".
+  // "90a" Hopper. Its lessons and tests skip elsewhere.
   std::string arch_requirement;
   // The graded test's own time limit (workbook_exercise TIMEOUT: rungs whose bugs hang), 0 for the
   // tool's default.
@@ -56,6 +58,9 @@ struct Manifest {
   std::vector<const Exercise*> in_phase(int phase) const;
 };
 
+// The columns parse_manifest reads.
+extern const std::vector<std::string> kRegistryColumns;
+
 struct ManifestResult {
   std::optional<Manifest> manifest;
   std::string error;
@@ -65,7 +70,8 @@ struct ManifestResult {
 // 1.13 warp_specialized: they need a Hopper GPU (sm_90)."; empty when it runs every exercise.
 std::vector<std::string> unsupported_exercises(const Manifest& manifest, int cc);
 
-// Parses registry text; older registries with only the first 8 columns still load (phase from the id).
+// Parses registry text: the header row names the columns (in any order; unknown ones are ignored), and
+// every column the tool reads must be there (kRegistryColumns).
 ManifestResult parse_manifest(const std::string& text);
 ManifestResult load_manifest(const std::string& build_dir);
 std::string manifest_path(const std::string& build_dir);  // the file load_manifest reads

@@ -26,7 +26,9 @@ step() {
 
 step 01_first_run 240 ./workbook
 # Build what the later steps need in one parallel go (the tool builds per exercise otherwise).
-read -r -a p1_targets <<<"$(awk -F'\t' '$1 ~ /^1\./ {printf "%s %s_solution ", $10, $10}' build/default/workbook_exercises.tsv)"
+# Phase 1's lesson targets, from the registry's id and target columns (found by name).
+read -r -a p1_targets <<<"$(awk -v columns="id target" -v sep=' ' -f tools/registry_columns.awk \
+  build/default/workbook_exercises.tsv | awk '$1 ~ /^1\./ {printf "%s %s_solution ", $2, $2}')"
 step 02_prebuild 300 cmake --build build/default -j 16 --target workbook_gpu_probe p0_01_indexing \
   p0_01_indexing_test p0_01_indexing_solution p0_02_vector_add_test p1_ladder "${p1_targets[@]}"
 step 03_check_stub 120 ./workbook check 0.01

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""The manifest against the prose: cmake/exercises.json is the one list of exercises, and what the
+course's text says about them must agree with it.
+
+  - the manifest: ids P.NN, each once, in course order (ascending);
+  - README.md's "## Course map" names every exercise as `P.NN name`, in course order, and no id the
+    manifest lacks;
+  - the phase README has a `### ...` heading naming `P.NN name`; where the manifest gives a title, the
+    heading is exactly `### P.NN name: title`, and where it gives none, no heading has one to give;
+  - the `// Previous: ... Next: ...` line of each exercise header (stub and solution alike) names its
+    neighbours in the manifest's order: the first `P.NN name` after Previous is the exercise before it,
+    the first after Next the one after it. The first exercise of a phase may name no exercise as
+    Previous (e.g. "phase 3 (the scan)"), the last none as Next (the next phase, a benchmark).
+Usage: check_manifest.py <source-dir>. Runs its own planted-defect self-test first. Exit 0 clean, 1 with
+one line per problem.
+"""
+import json
+import pathlib
+import re
+import sys
+
+MENTION = re.compile(r"\b(\d\.\d\d) ([a-z][a-z0-9_]*)")
+ANY_ID = re.compile(r"\b(\d\.\d\d)\b")
+
+
+def course_map(readme_text):
+    """The text of README.md's `## Course map` section."""
+    match = re.search(r"^## Course map\n(.*?)(?=^## |\Z)", readme_text, re.M | re.S)
+    return match.group(1) if match else None
+
+
+def neighbour_problem(field, text, expected):
+    """The problem when `text` (after Previous: or Next:) does not name `expected` (id, name) as its first
+    exercise id; None when it does, or when expected is None (anything goes)."""
+    first_id = ANY_ID.search(text)
+    mention = MENTION.search(text)
+    if expected is None:
+        return None
+    if first_id is None:
+        return f"{field} names no exercise, expected {expected[0]} {expected[1]}"
+    if mention is None or mention.start() != first_id.start() or mention.groups() != expected:
+        named = mention.group(0) if mention and mention.start() == first_id.start() else first_id.group(1)
+        return f"{field} names {named} first, expected {expected[0]} {expected[1]}"
+    return None
+
+
+def check(entries, readme_text, phase_readmes, headers):
+    """entries: the manifest's exercise objects; phase_readmes: {phase digit: README text};
+    headers: {id: (stub Previous/Next line or None, solution's or None)}. Returns the problems."""
+    problems = []
+    ids = [e.get("id", "") for e in entries]
+    for e in entries:
+        if not re.fullmatch(r"\d\.\d\d", e.get("id", "")) or not e.get("name"):
+            problems.append(f"cmake/exercises.json: an entry needs an id P.NN and a name: {e}")
+    if problems:
+        return problems
+    if len(set(ids)) != len(ids):
+        problems.append("cmake/exercises.json: an id is listed twice: " + ", ".join(sorted({i for i in ids if ids.count(i) > 1})))
+    if ids != sorted(ids):
+        problems.append("cmake/exercises.json: the entries are not in course order (ascending ids)")
+    listed = [(e["id"], e["name"]) for e in entries]
+
+    section = course_map(readme_text)
+    if section is None:
+        problems.append("README.md: no '## Course map' section")
+    else:
+        mentioned = []
+        for mention in MENTION.finditer(section):
+            if mention.groups() not in mentioned:
+                mentioned.append(mention.groups())
+        for ex_id, name in listed:
+            if (ex_id, name) not in mentioned:
+                problems.append(f"README.md: the course map does not name {ex_id} {name}")
+        known_ids = {ex_id for ex_id, _ in listed}
+        for ex_id, name in mentioned:
+            # "5.06 also as GB/s" is prose about a listed exercise; an id the manifest lacks is stale.
+            if ex_id not in known_ids:
+                problems.append(f"README.md: the course map names {ex_id} {name}, which the manifest does not list")
+        in_map = [m for m in mentioned if m in listed]
+        if in_map != [m for m in listed if m in in_map]:
+            problems.append("README.md: the course map names the exercises out of course order")
+
+    for e in entries:
+        ex_id, name, title = e["id"], e["name"], e.get("title")
+        phase = ex_id[0]
+        readme = phase_readmes.get(phase)
+        where = f"phase {phase} README"
+        if readme is None:
+            problems.append(f"{ex_id} {name}: no README for phase {phase}")
+            continue
+        headings = [line for line in readme.splitlines() if line.startswith("### ")]
+        naming = [h for h in headings if re.search(rf"\b{re.escape(ex_id)} {re.escape(name)}\b", h)]
+        titled = [h for h in headings if h.startswith(f"### {ex_id} {name}: ")]
+        if not naming:
+            problems.append(f"{where}: no '### {ex_id} {name}' heading")
+        elif title is not None and f"### {ex_id} {name}: {title}" not in headings:
+            got = f" (it reads '{titled[0]}')" if titled else ""
+            problems.append(f"{where}: no heading '### {ex_id} {name}: {title}', the manifest's title{got}")
+        elif title is None and titled:
+            problems.append(f"{where}: '{titled[0]}' has a title the manifest's {ex_id} entry lacks")
+
+    for i, (ex_id, name) in enumerate(listed):
+        stub_line, solution_line = headers.get(ex_id, (None, None))
+        if stub_line is None:
+            problems.append(f"{ex_id} {name}: the stub's header has no '// Previous: ... Next: ...' line")
+            continue
+        if solution_line != stub_line:
+            problems.append(f"{ex_id} {name}: the solution's Previous/Next line differs from the stub's")
+        match = re.match(r"//\s*Previous:(.*?)\s+Next:(.*)$", stub_line)
+        if not match:
+            problems.append(f"{ex_id} {name}: '{stub_line}' is not '// Previous: ... Next: ...'")
+            continue
+        before = listed[i - 1] if i > 0 else None
+        after = listed[i + 1] if i + 1 < len(listed) else None
+        same_phase_before = before if before and before[0][0] == ex_id[0] else None
+        same_phase_after = after if after and after[0][0] == ex_id[0] else None
+        # At a phase boundary an exercise may name none, but one it names first must be the neighbour.
+        previous_expected = same_phase_before or (before if ANY_ID.search(match.group(1)) else None)
+        next_expected = same_phase_after or (after if ANY_ID.search(match.group(2)) else None)
+        for field, text, expected in (("Previous", match.group(1), previous_expected),
+                                      ("Next", match.group(2), next_expected)):
+            problem = neighbour_problem(field, text, expected)
+            if problem:
+                problems.append(f"{ex_id} {name}: {problem} (manifest order)")
+    return problems
+
+
+def previous_next_line(path):
+    """The `// Previous: ... Next: ...` line of a file's header comment, or None."""
+    if not path.exists():
+        return None
+    for line in path.read_text().splitlines()[:40]:
+        if line.startswith("// Previous:"):
+            return line.strip()
+    return None
+
+
+def load(root):
+    entries = json.loads((root / "cmake" / "exercises.json").read_text())["exercises"]
+    phase_readmes = {}
+    headers = {}
+    for phase_dir in sorted(root.glob("phase[0-9]_*")):
+        if (phase_dir / "README.md").exists():
+            phase_readmes[phase_dir.name[5]] = (phase_dir / "README.md").read_text()
+    for e in entries:
+        ex_id, name = e.get("id", ""), e.get("name", "")
+        found = list(root.glob(f"phase{ex_id[:1]}_*/{ex_id[2:]}_{name}.cu"))
+        if found:
+            stub = found[0]
+            solution = root / "solutions" / stub.parent.name / stub.name
+            headers[ex_id] = (previous_next_line(stub), previous_next_line(solution))
+    return entries, (root / "README.md").read_text(), phase_readmes, headers
+
+
+def self_test():
+    """Planted defects, each of which the check must report; the clean case must pass."""
+    entries = [{"id": "0.01", "name": "a", "title": "first"}, {"id": "0.02", "name": "b"},
+               {"id": "1.01", "name": "c", "title": "third"}]
+    readme = "# X\n\n## Course map\n| 0 | 0.01 a, 0.02 b |\n| 1 | 1.01 c; `bench` runs x of 1.01 |\n\n## Next\n"
+    phases = {"0": "### 0.01 a: first\n### 0.02 b\n", "1": "### 1.01 c: third\n"}
+    lines = {"0.01": "// Previous: none. Next: 0.02 b.", "0.02": "// Previous: 0.01 a. Next: phase 1.",
+             "1.01": "// Previous: 0.02 b (and 0.01 a). Next: the benchmark."}
+    headers = {k: (v, v) for k, v in lines.items()}
+    failures = []
+    clean = check(entries, readme, phases, headers)
+    if clean:
+        failures.append(f"the clean case was rejected: {clean}")
+
+    def planted(description, expected, e=entries, r=readme, p=phases, h=headers):
+        found = check(e, r, p, h)
+        if not any(expected in problem for problem in found):
+            failures.append(f"planted defect not reported: {description} (got {found})")
+
+    def with_line(ex_id, stub, solution=None):
+        changed = dict(headers)
+        changed[ex_id] = (stub, stub if solution is None else solution)
+        return changed
+
+    planted("out of order", "not in course order", e=[entries[1], entries[0], entries[2]])
+    planted("missing from the course map", "does not name 0.02 b", r=readme.replace("0.02 b", "0.02"))
+    planted("a stale course map entry", "names 0.03 z", r=readme.replace("0.02 b |", "0.02 b, 0.03 z |"))
+    planted("course map out of order", "out of course order", r=readme.replace("0.01 a, 0.02 b", "0.02 b, 0.01 a"))
+    planted("no phase heading", "no '### 0.02 b' heading", p={"0": "### 0.01 a: first\n", "1": phases["1"]})
+    planted("another title", "the manifest's title", p={"0": "### 0.01 a: other\n### 0.02 b\n", "1": phases["1"]})
+    planted("a title the manifest lacks", "has a title the manifest's 0.02 entry lacks",
+            p={"0": "### 0.01 a: first\n### 0.02 b: more\n", "1": phases["1"]})
+    planted("Next skips an exercise", "Next names 1.01 c first, expected 0.02 b",
+            h=with_line("0.01", "// Previous: none. Next: 1.01 c."))
+    planted("Next without the name", "Next names 0.02 first", h=with_line("0.01", "// Previous: none. Next: 0.02."))
+    planted("Previous wrong within a phase", "Previous names 0.02 b first, expected 0.01 a",
+            h=with_line("0.02", "// Previous: 0.02 b. Next: phase 1."))
+    planted("Previous across phases wrong", "Previous names 0.01 a first, expected 0.02 b",
+            h=with_line("1.01", "// Previous: 0.01 a. Next: the benchmark."))
+    planted("solution differs", "differs from the stub's",
+            h=with_line("0.01", lines["0.01"], "// Previous: none. Next: 0.02 b (later)."))
+    planted("no line", "has no '// Previous", h=with_line("0.01", None))
+    for failure in failures:
+        print(failure)
+    total = 14
+    print(f"self-test: {total - len(failures)} of {total} cases behave")
+    return not failures
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: check_manifest.py <source-dir>", file=sys.stderr)
+        return 2
+    if not self_test():
+        return 1
+    root = pathlib.Path(sys.argv[1]).resolve()
+    entries, readme, phase_readmes, headers = load(root)
+    problems = check(entries, readme, phase_readmes, headers)
+    for problem in problems:
+        print(problem)
+    print(f"{len(entries)} manifest entries checked, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
