@@ -17,7 +17,7 @@ if [ "${version%%.*}" = 14 ]; then
   mapfile -t sources < <(git ls-files '*.cu' '*.cuh' '*.cpp' '*.h')
   if ! clang-format --dry-run -Werror "${sources[@]}" 2>/tmp/lint_format.$$; then
     echo "lint: not formatted (fix: clang-format -i <file>):"
-    grep -Eo '^[^:]+' /tmp/lint_format.$$ | sort -u | sed 's/^/  /'
+    grep -E '^[^ ].*:[0-9]+:[0-9]+: ' /tmp/lint_format.$$ | cut -d: -f1 | sort -u | sed 's/^/  /'
     status=1
   else
     echo "lint: ${#sources[@]} C++/CUDA files formatted"

@@ -39,7 +39,6 @@ struct SanitizerFinding {
   int repeats = 1;  // findings of the same kind at the same line, folded together
 };
 
-
 std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& text);
 // Folds findings of the same kind, access and line (one per thread otherwise) into the first one.
 std::vector<SanitizerFinding> fold_findings(const std::vector<SanitizerFinding>& findings);
