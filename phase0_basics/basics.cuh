@@ -89,3 +89,18 @@ void pipeline_streams(const float* host_in, float* host_out, float* dev_in, floa
 // data[i] *= s for i < n, with `threads_per_block` threads per block. An invalid configuration (e.g.
 // 2048 threads) must be reported by throwing wb::CudaError, and no thread may write past n.
 void scale_in_place(float* data, std::size_t n, float s, int threads_per_block, cudaStream_t stream);
+
+// ---- 0.11 histogram (capstone) ---------------------------------------------------------------------
+// Byte v (0..255) falls into bin v * num_bins / 256, rounded down: equal-width bins over [0, 256), the
+// same bins as cub::DeviceHistogram::HistogramEven with levels 0 and 256. With 256 bins, bin v.
+constexpr int kHistogramMaxBins = 256;
+// Counts are 32-bit and one bin may receive every byte, so n must stay below 2^32 (n itself is a
+// std::size_t: inputs past 2^31 bytes are fine).
+constexpr std::size_t kHistogramMaxBytes = 0xFFFFFFFFull;
+// bins[b] = how many of data[0..n) fall into bin b, for b < num_bins (1..256). data may start at any
+// byte address. bins may hold anything on entry (the tests fill it with poison): the launcher itself
+// makes it hold exactly the histogram, on every call, and n = 0 gives num_bins zeros. Throws
+// std::invalid_argument for num_bins outside 1..256 or n > kHistogramMaxBytes.
+void histogram_bins(const unsigned char* data, std::size_t n, unsigned int* bins, int num_bins, cudaStream_t stream);
+// The same with 256 bins: bins[v] = how many of data[0..n) equal v.
+void histogram_256(const unsigned char* data, std::size_t n, unsigned int* bins, cudaStream_t stream);

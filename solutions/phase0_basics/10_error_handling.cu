@@ -11,7 +11,7 @@
 // Run:   ./workbook run 0.10 [-- --size 64M]
 // Check: ./workbook check 0.10
 // Aim:   both demos report the bug caught; scale_in_place near 80% of the cudaMemcpy bandwidth.
-// Previous: 0.09 streams. Next: phase 1, 1.01 naive matmul.
+// Previous: 0.09 streams. Next: 0.11 histogram.
 
 #include <cstdio>
 #include <filesystem>

@@ -12,7 +12,7 @@
 // Run:   ./workbook run 1.01 [-- --size 4096]
 // Check: ./workbook check 1.01
 // Aim:   correct first; about 1-2% of cuBLAS on an H100. 1.02 shows where the rest went.
-// Previous: 0.10 error_handling (0.05 coalescing has the memory side). Next: 1.02 coalesced.
+// Previous: 0.11 histogram (0.05 coalescing has the memory side). Next: 1.02 coalesced.
 
 #include "common/workbook.h"
 #include "phase1_matmul/lesson_support.h"
