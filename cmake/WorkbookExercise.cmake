@@ -536,7 +536,11 @@ function(workbook_finalize)
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_exercises.py ${PROJECT_SOURCE_DIR})
     add_test(NAME host.exercise-gate-self-test
       COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_exercises.py --self-test)
-    set_tests_properties(host.exercise-gate host.exercise-gate-self-test PROPERTIES LABELS "host")
+    # The gate reads the exercise files as they are in the tree, so it fails on a learner's answered
+    # files by design: label maintainer, outside the learner's default preset (tools/lint.sh and the gpu
+    # preset run it).
+    set_tests_properties(host.exercise-gate PROPERTIES LABELS "maintainer")
+    set_tests_properties(host.exercise-gate-self-test PROPERTIES LABELS "host")
     # The manifest against the prose: README.md's course map, the phase READMEs' headings and titles,
     # the exercise headers' Previous/Next lines (with its own planted-defect self-test first).
     add_test(NAME host.manifest

@@ -22,8 +22,11 @@ GpuStatus probe_gpu(int device) {
   const cudaError_t counted = cudaGetDeviceCount(&count);
   if (counted != cudaSuccess || count <= device) {
     cudaGetLastError();
-    status.message = std::string("SKIPPED: no CUDA GPU visible (") +
-                     (counted != cudaSuccess ? cudaGetErrorName(counted) : "0 devices") +
+    // cudaErrorInsufficientDriver is also what a machine without any NVIDIA driver answers.
+    const std::string why = counted == cudaErrorInsufficientDriver ? "no NVIDIA driver, or one older than this CUDA"
+                            : counted != cudaSuccess               ? cudaGetErrorName(counted)
+                                                                   : "0 devices";
+    status.message = "SKIPPED: no CUDA GPU visible (" + why +
                      "): lessons and GPU tests need an NVIDIA GPU of compute capability 7.5 or newer";
     return status;
   }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "tools/workbook/args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
+#include <vector>
 
 namespace wbcli {
 
@@ -73,6 +75,30 @@ const std::map<std::string, VerbSpec>& verbs() {
   return table;
 }
 
+// The verb a typo most likely meant: within two edits (insert, delete, replace) of a verb, or "".
+std::string closest_verb(const std::string& word) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const auto& [verb, spec] : verbs()) {
+    std::vector<std::size_t> row(verb.size() + 1);
+    for (std::size_t j = 0; j <= verb.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= word.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= verb.size(); ++j) {
+        const std::size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (word[i - 1] == verb[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    if (row[verb.size()] < best_distance) {
+      best_distance = row[verb.size()];
+      best = verb;
+    }
+  }
+  return best;
+}
+
 ParsedCommand usage_error(const std::string& why) {
   return ParsedCommand{std::nullopt, why};
 }
@@ -110,7 +136,11 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
   }
 
   const auto found = verbs().find(words[0]);
-  if (found == verbs().end()) return usage_error("unknown command '" + words[0] + "' (try: ./workbook help)");
+  if (found == verbs().end()) {
+    const std::string guess = closest_verb(words[0]);
+    return usage_error("unknown command '" + words[0] + "'" +
+                       (guess.empty() ? std::string() : "; did you mean ./workbook " + guess + "?"));
+  }
   const VerbSpec& spec = found->second;
   command.verb = spec.verb;
   const std::string& verb = words[0];

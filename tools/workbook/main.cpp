@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   using namespace wbcli;
   const ParsedCommand parsed = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
   if (!parsed.command) {
-    std::fprintf(stderr, "workbook: %s\n\n%s", parsed.error.c_str(), usage_text().c_str());
+    std::fprintf(stderr, "workbook: %s\n(./workbook help lists every command.)\n", parsed.error.c_str());
     return kExitUsage;
   }
   const Command& command = *parsed.command;

@@ -29,6 +29,12 @@ void Progress::record_check(const std::string& id, bool passed, const std::strin
   entry.checked_at = when;
 }
 
+void Progress::record_ungraded(const std::string& id) {
+  const auto found = exercises.find(id);
+  if (found != exercises.end() && found->second.state == ExerciseState::Failing)
+    found->second.state = ExerciseState::NotStarted;
+}
+
 void Progress::record_speed(const std::string& id, const std::string& text, double score) {
   ExerciseProgress& entry = exercises[id];
   if (score > entry.best_score) {

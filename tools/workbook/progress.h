@@ -29,6 +29,9 @@ struct Progress {
   // Records a graded run. A pass keeps the best speed seen so far; a failure keeps it too (the
   // exercise was solved once) but the state says failing until the next pass.
   void record_check(const std::string& id, bool passed, const std::string& when);
+  // The file compiles but could not be graded here (no GPU): an earlier failure is no longer known
+  // to hold, so the exercise is "not started" again (a pass stays a pass).
+  void record_ungraded(const std::string& id);
   void record_speed(const std::string& id, const std::string& text, double score);
   // Drops the graded results (after a reset they describe a file that no longer exists); hints
   // already read stay read.

@@ -71,6 +71,10 @@ TEST_CASE("--build-dir is accepted anywhere", "[host][workbook]") {
 
 TEST_CASE("usage errors name what is wrong", "[host][workbook]") {
   CHECK(error_of({"frobnicate"}).find("unknown command 'frobnicate'") != std::string::npos);
+  CHECK(error_of({"frobnicate"}).find("did you mean") == std::string::npos);  // nothing close
+  CHECK(error_of({"chek"}).find("did you mean ./workbook check?") != std::string::npos);
+  CHECK(error_of({"hnit"}).find("did you mean ./workbook hint?") != std::string::npos);
+  CHECK(error_of({"run", "0.01", "--size"}).find("./workbook run 0.01 -- --size 16M") != std::string::npos);
   CHECK(error_of({"run"}).find("needs an exercise id") != std::string::npos);
   CHECK(error_of({"check", "2"}).find("not an exercise id") != std::string::npos);
   CHECK(error_of({"check", "0.1"}).find("not an exercise id") != std::string::npos);
