@@ -103,3 +103,8 @@ class Bf16MatmulBench {
 // verify again, time the cuBLAS yardstick, print the result line (GFLOP/s, % of the BF16 tensor peak,
 // % of "cuBLAS BF16 best") after a line naming cuBLAS's two times.
 int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16MatmulLauncher launch);
+
+// For the rungs whose bugs hang rather than fail (mbarrier waits: 1.12, 1.13), called by their lessons
+// before the first launch: one line saying what usually hangs and that Ctrl-C stops the lesson (on
+// stderr with --csv, so stdout keeps only the rows). The sentence is hang_notice.h's, as in the tests.
+void warn_mbarrier_hangs(const wb::Lesson& lesson);
