@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -132,14 +133,29 @@ double measure_memcpy_d2d_gbs(std::size_t bytes, int repeat) {
 }  // namespace wb
 
 namespace wb {
+int sm_count_cached(int device, int (*query)(int device)) {
+  // One slot per device number, 0 until read (static storage starts zeroed). Two threads that miss
+  // at once both ask and store the same count: harmless, and no lock on the launch path.
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> counts[kCachedDevices];
+  const bool cacheable = device >= 0 && device < kCachedDevices;
+  if (cacheable) {
+    const int known = counts[device].load(std::memory_order_relaxed);
+    if (known > 0) return known;
+  }
+  const int sms = query(device);
+  if (cacheable && sms > 0) counts[device].store(sms, std::memory_order_relaxed);
+  return sms;
+}
+
 int current_sm_count() {
-  static const int count = [] {
-    int device = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));  // the calling thread's current device: cheap, no driver query
+  return sm_count_cached(device, [](int d) {
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
     return sms;
-  }();
-  return count;
+  });
 }
 
 int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm) {

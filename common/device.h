@@ -78,8 +78,14 @@ double measure_memcpy_d2d_gbs(std::size_t bytes, int repeat = 20);
 }  // namespace wb
 
 namespace wb {
-// Multiprocessors of the current device, read once per process (launchers size grids with it).
+// Multiprocessors of the current device (cudaGetDevice), read once per device: launchers size grids
+// with it on every call, so the attribute is asked once, and a program that switches devices with
+// cudaSetDevice gets each device's own count, never the first one's.
 int current_sm_count();
+// The cache behind current_sm_count, with the attribute query passed in (so host tests can count its
+// calls): query(device) runs once per device number below 64, and on every call for higher numbers.
+// A count of 0 or less is not kept.
+int sm_count_cached(int device, int (*query)(int device));
 // Blocks for a grid-stride loop over `items` with `block_size` threads each: enough to cover the
 // items, but at most `blocks_per_sm` per SM (more only adds scheduling work; the loop does the rest).
 int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm);

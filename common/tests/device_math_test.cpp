@@ -162,3 +162,30 @@ TEST_CASE("covering_blocks covers every item in one pass, at least one block, ne
   CHECK(wb::covering_blocks(limit * 256, 256) == 2147483647);
   CHECK_THROWS_AS(wb::covering_blocks(limit * 256 + 1, 256), std::length_error);
 }
+
+namespace {
+int sm_queries = 0;
+int fake_sm_count(int device) {
+  ++sm_queries;
+  return device == 3 ? 0 : 100 + device;  // device 3 "fails" (0): never cached
+}
+}  // namespace
+
+TEST_CASE("the SM count is asked once per device, and a change of device gets that device's count", "[host][device]") {
+  // Device numbers 40-42 and 3 are this test's own: the cache is per process, shared with any caller.
+  sm_queries = 0;
+  CHECK(wb::sm_count_cached(40, fake_sm_count) == 140);
+  CHECK(wb::sm_count_cached(40, fake_sm_count) == 140);
+  CHECK(sm_queries == 1);                                // the second call came from the cache
+  CHECK(wb::sm_count_cached(41, fake_sm_count) == 141);  // another current device: its own count
+  CHECK(sm_queries == 2);
+  CHECK(wb::sm_count_cached(40, fake_sm_count) == 140);  // and back: still the first device's count
+  CHECK(wb::sm_count_cached(41, fake_sm_count) == 141);
+  CHECK(sm_queries == 2);
+  CHECK(wb::sm_count_cached(3, fake_sm_count) == 0);  // a failed read is not kept
+  CHECK(wb::sm_count_cached(3, fake_sm_count) == 0);
+  CHECK(sm_queries == 4);
+  CHECK(wb::sm_count_cached(100, fake_sm_count) == 200);  // past the cache's 64 slots: asked every time
+  CHECK(wb::sm_count_cached(100, fake_sm_count) == 200);
+  CHECK(sm_queries == 6);
+}
