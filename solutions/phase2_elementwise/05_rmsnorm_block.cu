@@ -38,11 +38,12 @@ constexpr int kItems = 4;
 // One block per row: blockIdx.x is the row. blockDim.x is a power of two (the tree halves it) and
 // the launcher gives the kernel blockDim.x floats of dynamic shared memory. With kFloat4 the launcher
 // has checked that cols % 4 == 0 and that in, weight and out are 16-byte aligned, so every row
-// starts on a float4 boundary. __launch_bounds__(1024, 2): at most 1024 threads, and registers for
-// two such blocks per SM (32 per thread), so long rows still overlap one block's barriers with
-// another's loads.
+// starts on a float4 boundary. __launch_bounds__(1024): at most 1024 threads. The kernel needs at most
+// 32 registers a thread (sm_90), so two such blocks fit an SM of 2048 threads and long rows still
+// overlap one block's barriers with another's loads. Asking for two blocks per SM in the bounds, (1024,
+// 2), is an error on GPUs whose SM holds fewer threads (sm_75 1024; sm_86, sm_89, sm_120 1536).
 template <bool kFloat4>
-__global__ void __launch_bounds__(1024, 2)
+__global__ void __launch_bounds__(1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
   // size_t: rows * cols passes 2^31 at 16384 x 131072, and an int product would wrap.
