@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -15,11 +16,13 @@
 namespace wb {
 
 int fp32_lanes_per_sm(int cc_major, int cc_minor) {
-  if (cc_major == 7) return 64;                   // Volta, Turing
-  if (cc_major == 8 && cc_minor == 0) return 64;  // A100
-  if (cc_major == 6 && cc_minor == 0) return 64;  // P100
-  if (cc_major == 6) return 128;                  // other Pascal
-  return 128;                                     // 8.6, 8.7, 8.9, 9.0 (Hopper), 10.x, 12.x
+  if (cc_major == 7) return 64;                     // Volta, Turing
+  if (cc_major == 8 && cc_minor == 0) return 64;    // A100
+  if (cc_major == 8) return 128;                    // 8.6, 8.7, 8.9
+  if (cc_major >= 9 && cc_major <= 12) return 128;  // Hopper; Blackwell 10.x, 11.0, 12.x
+  if (cc_major == 6 && cc_minor == 0) return 64;    // P100
+  if (cc_major == 6 || cc_major == 5) return 128;   // other Pascal, Maxwell
+  return 0;                                         // unknown: no peak rather than a guess
 }
 
 double dram_peak_gbs(int mem_clock_khz, int bus_width_bits) {
@@ -63,24 +66,56 @@ double fp32_peak_gflops(const DeviceInfo& info) {
 }
 
 int bf16_flop_per_clock_per_sm(int cc_major, int cc_minor) {
-  if (cc_major == 9) return 4096;
+  if (cc_major == 12) return 1024;  // RTX Blackwell (device.h gives the sources of each number)
+  if (cc_major == 10) return 8192;  // datacenter Blackwell
+  if (cc_major == 9) return 4096;   // Hopper
   if (cc_major == 8 && cc_minor == 0) return 2048;
   if (cc_major == 8) return 1024;
   return 0;
 }
 
+bool geforce_half_rate_fp32_accumulate(const DeviceInfo& info) {
+  const bool consumer_chip = (info.cc_major == 8 && info.cc_minor != 0) || info.cc_major == 12;
+  return consumer_chip && info.name.find("GeForce") != std::string::npos;
+}
+
 double bf16_peak_gflops(const DeviceInfo& info) {
   double per_clock = bf16_flop_per_clock_per_sm(info.cc_major, info.cc_minor);
-  if (info.cc_major == 8 && info.name.find("GeForce") != std::string::npos) per_clock /= 2;
+  if (geforce_half_rate_fp32_accumulate(info)) per_clock /= 2;
+  return double(info.sm_count) * per_clock * (info.sm_clock_khz * 1e3) / 1e9;
+}
+
+int tf32_flop_per_clock_per_sm(int cc_major, int cc_minor) {
+  if (cc_major == 12) return 512;   // RTX Blackwell
+  if (cc_major == 10) return 4096;  // datacenter Blackwell
+  if (cc_major == 9) return 2048;   // Hopper
+  if (cc_major == 8 && cc_minor == 0) return 1024;
+  if (cc_major == 8) return 512;
+  return 0;
+}
+
+double tf32_peak_gflops(const DeviceInfo& info) {
+  double per_clock = tf32_flop_per_clock_per_sm(info.cc_major, info.cc_minor);
+  if (geforce_half_rate_fp32_accumulate(info)) per_clock /= 2;
   return double(info.sm_count) * per_clock * (info.sm_clock_khz * 1e3) / 1e9;
 }
 
 std::string describe(const DeviceInfo& info) {
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "%s  sm_%d%d  %d SMs  %d MHz  L2 %zu MiB  DRAM %.0f GB/s  FP32 %.1f TFLOP/s (peaks from attributes)",
+  // A peak this code cannot work out (an architecture its tables lack, an attribute that reads 0) is
+  // said to be unknown, never printed as 0.
+  char dram[48], fp32[48], text[320];
+  const double dram_gbs = dram_peak_gbs(info), fp32_gflops = fp32_peak_gflops(info);
+  if (dram_gbs > 0)
+    std::snprintf(dram, sizeof dram, "DRAM %.0f GB/s", dram_gbs);
+  else
+    std::snprintf(dram, sizeof dram, "DRAM peak unknown");
+  if (fp32_gflops > 0)
+    std::snprintf(fp32, sizeof fp32, "FP32 %.1f TFLOP/s", fp32_gflops / 1000.0);
+  else
+    std::snprintf(fp32, sizeof fp32, "FP32 peak unknown");
+  std::snprintf(text, sizeof text, "%s  sm_%d%d  %d SMs  %d MHz  L2 %zu MiB  %s  %s (peaks from attributes)",
                 info.name.c_str(), info.cc_major, info.cc_minor, info.sm_count, info.sm_clock_khz / 1000,
-                info.l2_bytes >> 20, dram_peak_gbs(info), fp32_peak_gflops(info) / 1000.0);
+                info.l2_bytes >> 20, dram, fp32);
   return text;
 }
 
@@ -98,14 +133,29 @@ double measure_memcpy_d2d_gbs(std::size_t bytes, int repeat) {
 }  // namespace wb
 
 namespace wb {
+int sm_count_cached(int device, int (*query)(int device)) {
+  // One slot per device number, 0 until read (static storage starts zeroed). Two threads that miss
+  // at once both ask and store the same count: harmless, and no lock on the launch path.
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int> counts[kCachedDevices];
+  const bool cacheable = device >= 0 && device < kCachedDevices;
+  if (cacheable) {
+    const int known = counts[device].load(std::memory_order_relaxed);
+    if (known > 0) return known;
+  }
+  const int sms = query(device);
+  if (cacheable && sms > 0) counts[device].store(sms, std::memory_order_relaxed);
+  return sms;
+}
+
 int current_sm_count() {
-  static const int count = [] {
-    int device = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));  // the calling thread's current device: cheap, no driver query
+  return sm_count_cached(device, [](int d) {
+    int sms = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
     return sms;
-  }();
-  return count;
+  });
 }
 
 int grid_stride_blocks(std::size_t items, int block_size, int blocks_per_sm) {

@@ -136,7 +136,7 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   line.problem = problem;
   line.time = time;
   line.rate = gb_per_s(bytes_moved, time.median_ms);
-  line.peak_pct = 100.0 * line.rate / dram_peak_gbs();
+  set_peak(line, dram_peak_gbs());
   line.peak_label = memory_kind_label(device_) + " peak";
   line.ref_value = reference.gbs > 0 ? 100.0 * line.rate / reference.gbs : 0.0;
   line.ref_label = reference.label;

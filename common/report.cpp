@@ -61,6 +61,11 @@ std::string format_count(std::size_t n) {
   return text;
 }
 
+void set_peak(ResultLine& line, double peak) {
+  line.peak_known = peak > 0;
+  line.peak_pct = line.peak_known ? 100.0 * line.rate / peak : 0.0;
+}
+
 std::string format_result_line(const ResultLine& line) {
   // A wrong answer has no speed worth printing: the rate and both percentages become dashes, in
   // the same columns, and the status says why.
@@ -68,13 +73,16 @@ std::string format_result_line(const ResultLine& line) {
   char time[48], peak[48];
   std::snprintf(time, sizeof time, "%s ms ±%.1f%%", format_significant(line.time.median_ms).c_str(),
                 line.time.spread_pct);
-  std::snprintf(peak, sizeof peak, "%s%% %s", format_percent(line.peak_pct).c_str(), line.peak_label.c_str());
+  if (line.peak_known)
+    std::snprintf(peak, sizeof peak, "%s%% %s", format_percent(line.peak_pct).c_str(), line.peak_label.c_str());
+  else
+    std::snprintf(peak, sizeof peak, "%s unknown", line.peak_label.c_str());
   const std::string rate = line.pass ? format_rate(line.rate, line.unit) : missing;
   const std::string ref = line.pass ? format_ref(line) : missing;
   std::string status = "PASS";
   if (!line.pass) status = line.failure.empty() ? "FAIL" : "FAIL " + line.failure;
   char text[600];
-  std::snprintf(text, sizeof text, "%-5s %-26s %-20s %-16s %-14s %-16s %-16s %s%s", line.id.c_str(), line.name.c_str(),
+  std::snprintf(text, sizeof text, "%-5s %-26s %-20s %-16s %-14s %-18s %-16s %s%s", line.id.c_str(), line.name.c_str(),
                 line.problem.c_str(), time, rate.c_str(), line.pass ? peak : missing, ref.c_str(),
                 line.pass && line.cache_resident ? "cache-resident " : "", status.c_str());
   return text;
@@ -96,9 +104,10 @@ std::string format_csv_row(const ResultLine& line, const std::string& device_nam
   std::snprintf(text, sizeof text, "%s,%s,%s,%.6f,%.6f,%.2f,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s", line.id.c_str(),
                 line.name.c_str(), line.problem.c_str(), line.time.median_ms, line.time.min_ms, line.time.spread_pct,
                 number("%.3f", line.rate).c_str(), line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s",
-                number("%.2f", line.peak_pct).c_str(), line.peak_label.c_str(), number("%.4f", line.ref_value).c_str(),
-                line.ref_style == RefStyle::Percent ? "percent" : "speedup", line.ref_label.c_str(),
-                line.pass && line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL", device_name.c_str());
+                line.peak_known ? number("%.2f", line.peak_pct).c_str() : "-", line.peak_label.c_str(),
+                number("%.4f", line.ref_value).c_str(), line.ref_style == RefStyle::Percent ? "percent" : "speedup",
+                line.ref_label.c_str(), line.pass && line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL",
+                device_name.c_str());
   return text;
 }
 

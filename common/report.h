@@ -26,6 +26,9 @@ struct ResultLine {
   RateUnit unit = RateUnit::GBps;
   double peak_pct = 0;
   std::string peak_label = "DRAM peak";
+  // false: this GPU has no peak the tables know (a new architecture): the line says "<peak_label>
+  // unknown" where the percentage goes, and the CSV row has "-" for it, never a silent 0% (set_peak).
+  bool peak_known = true;
   double ref_value = 0;  // percent, or a speedup factor
   std::string ref_label = "memcpy";
   RefStyle ref_style = RefStyle::Percent;
@@ -34,10 +37,15 @@ struct ResultLine {
   std::string failure;  // FAIL only: the cause in a few words ("global_index: output untouched")
 };
 
+// Sets peak_pct to the line's rate as a percentage of `peak` (in the rate's unit), or, for a peak of
+// 0 (unknown: device.h's tables lack the architecture, or an attribute read 0), peak_known to false.
+void set_peak(ResultLine& line, double peak);
+
 std::string format_result_line(const ResultLine& line);
 std::string csv_header();
 // The CSV row has the header's columns whatever the status; a FAIL row has "-" for the rate and the
-// two percentages (readers parse them as missing numbers) and keeps its status field exactly "FAIL".
+// two percentages (readers parse them as missing numbers) and keeps its status field exactly "FAIL"; a
+// row whose peak is unknown has "-" for peak_pct alone.
 std::string format_csv_row(const ResultLine& line, const std::string& device_name);
 
 // The headline of a verifier's message: the words before its first colon, lower-cased first letter

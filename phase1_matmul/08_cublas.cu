@@ -150,7 +150,7 @@ int cublas_lesson(wb::Lesson& lesson) {
     const bool tf32 = mode.precision == MatmulPrecision::TF32;
     const double peak = tf32 ? tf32_peak : lesson.fp32_peak_gflops();
     line.peak_label = tf32 ? "TF32 peak" : "FP32 peak";
-    line.peak_pct = peak > 0 ? 100.0 * line.rate / peak : 0.0;
+    wb::set_peak(line, peak);                // 0: unknown, and the line says so
     line.ref_style = wb::RefStyle::Speedup;  // "4.50x pedantic": how much faster than matmul_cublas
     line.ref_label = "pedantic";
     line.ref_value = time.median_ms > 0 ? pedantic_time.median_ms / time.median_ms : 0.0;

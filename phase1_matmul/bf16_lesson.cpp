@@ -12,6 +12,7 @@
 #include "common/data.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "phase1_matmul/hang_notice.h"
 #include "phase1_matmul/lesson_support.h"
 
 namespace {
@@ -194,4 +195,13 @@ int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16Ma
 
   return report_matmul_result(lesson, launcher_name, shape, time, wb::bf16_peak_gflops(lesson.device()), "BF16 peak",
                               library.best_ms(), "cuBLAS BF16 best", pass);
+}
+
+void warn_mbarrier_hangs(const wb::Lesson& lesson) {
+  std::FILE* out = lesson.options().csv ? stderr : stdout;
+  std::fprintf(out,
+               "%s %s: if this lesson prints nothing more and does not return, a kernel is waiting on an mbarrier "
+               "that never completes; Ctrl-C stops it. %s\n",
+               lesson.id().c_str(), lesson.name().c_str(), kMbarrierHangCauses);
+  std::fflush(out);
 }

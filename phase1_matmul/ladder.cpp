@@ -19,6 +19,15 @@
 
 namespace {
 
+// % of a peak for the table ("%9.1f%%") and the CSV ("%.2f"); a peak of 0 (an architecture the peak
+// tables lack) is neither 0% nor inf%: "unknown" in the table, an empty field in the CSV.
+std::string peak_cell(double gflops, double peak, bool for_csv) {
+  char text[32];
+  if (peak <= 0) return for_csv ? "" : "   unknown";
+  std::snprintf(text, sizeof text, for_csv ? "%.2f" : "%9.1f%%", 100.0 * gflops / peak);
+  return text;
+}
+
 struct Rung {
   const char* id;
   const char* name;
@@ -135,19 +144,20 @@ int main(int argc, char** argv) {
         const double ms = median_ms([&](const wb::BenchOptions& o) { return bench.time(rung.launch, o); }, repeat);
         const double library = rung.precision == MatmulPrecision::FP32 ? fp32_library : tf32_library;
         const double gflops = wb::gflop_per_s(MatmulShape{n, n, n}.flop(), ms);
-        const double peak = 100.0 * gflops / matmul_peak_gflops(device, rung.precision);
+        const double peak = matmul_peak_gflops(device, rung.precision);
         const double of_library = 100.0 * library / ms;
-        std::printf("%-5s %-24s %6d %10.3f %12.0f %9.1f%% %11.1f%%  %s\n", rung.id, rung.name, n, ms, gflops, peak,
-                    of_library, pass ? "PASS" : "FAIL");
-        std::fprintf(csv, "%s,%s,%d,%s,%s,%s,%.4f,%.1f,%.2f,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n,
-                     rung.id, rung.name, rung.precision == MatmulPrecision::FP32 ? "fp32" : "tf32", ms, gflops, peak,
-                     library, of_library, pass ? "PASS" : "FAIL");
+        std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%  %s\n", rung.id, rung.name, n, ms, gflops,
+                    peak_cell(gflops, peak, false).c_str(), of_library, pass ? "PASS" : "FAIL");
+        std::fprintf(csv, "%s,%s,%d,%s,%s,%s,%.4f,%.1f,%s,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n,
+                     rung.id, rung.name, rung.precision == MatmulPrecision::FP32 ? "fp32" : "tf32", ms, gflops,
+                     peak_cell(gflops, peak, true).c_str(), library, of_library, pass ? "PASS" : "FAIL");
       }
       const double cublas_gflops = wb::gflop_per_s(MatmulShape{n, n, n}.flop(), fp32_library);
-      std::printf("%-5s %-24s %6d %10.3f %12.0f %9.1f%% %11.1f%%\n", "-", "cublasSgemm (FP32)", n, fp32_library,
-                  cublas_gflops, 100.0 * cublas_gflops / wb::fp32_peak_gflops(device), 100.0);
-      std::fprintf(csv, "%s,%s,%d,-,cublasSgemm,fp32,%.4f,%.1f,%.2f,%.4f,100.00,PASS\n", device.name.c_str(),
-                   date.c_str(), n, fp32_library, cublas_gflops, 100.0 * cublas_gflops / wb::fp32_peak_gflops(device),
+      const double fp32_peak = wb::fp32_peak_gflops(device);
+      std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%\n", "-", "cublasSgemm (FP32)", n, fp32_library,
+                  cublas_gflops, peak_cell(cublas_gflops, fp32_peak, false).c_str(), 100.0);
+      std::fprintf(csv, "%s,%s,%d,-,cublasSgemm,fp32,%.4f,%.1f,%s,%.4f,100.00,PASS\n", device.name.c_str(),
+                   date.c_str(), n, fp32_library, cublas_gflops, peak_cell(cublas_gflops, fp32_peak, true).c_str(),
                    fp32_library);
       std::fflush(stdout);
       fp32_bench.reset();
@@ -159,11 +169,11 @@ int main(int argc, char** argv) {
       const double best = library.best_ms();
       auto bf16_row = [&](const char* id, const char* name, double ms, const char* status) {
         const double gflops = wb::gflop_per_s(shape.flop(), ms);
-        const double peak = bf16_peak > 0 ? 100.0 * gflops / bf16_peak : 0.0;
-        std::printf("%-5s %-24s %6d %10.3f %12.0f %9.1f%% %11.1f%%  %s\n", id, name, n, ms, gflops, peak,
-                    100.0 * best / ms, status);
-        std::fprintf(csv, "%s,%s,%d,%s,%s,bf16,%.4f,%.1f,%.2f,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n, id,
-                     name, ms, gflops, peak, best, 100.0 * best / ms, *status ? status : "PASS");
+        std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%  %s\n", id, name, n, ms, gflops,
+                    peak_cell(gflops, bf16_peak, false).c_str(), 100.0 * best / ms, status);
+        std::fprintf(csv, "%s,%s,%d,%s,%s,bf16,%.4f,%.1f,%s,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n, id,
+                     name, ms, gflops, peak_cell(gflops, bf16_peak, true).c_str(), best, 100.0 * best / ms,
+                     *status ? status : "PASS");
       };
       for (const Bf16Rung* rung : runnable) {
         const bool pass = bf16.verify(rung->name, rung->launch);

@@ -106,17 +106,8 @@ MatmulShape parse_matmul_shape(const std::string& text) {
   return MatmulShape{int(dims[0]), int(dims[1]), int(dims[2])};
 }
 
-int tf32_flop_per_clock_per_sm(int cc_major, int cc_minor) {
-  if (cc_major >= 9) return 2048;
-  if (cc_major == 8 && cc_minor == 0) return 1024;
-  if (cc_major == 8) return 512;
-  return 0;
-}
-
 double matmul_peak_gflops(const wb::DeviceInfo& device, MatmulPrecision precision) {
-  if (precision == MatmulPrecision::FP32) return wb::fp32_peak_gflops(device);
-  return double(device.sm_count) * tf32_flop_per_clock_per_sm(device.cc_major, device.cc_minor) *
-         (device.sm_clock_khz * 1e3) / 1e9;
+  return precision == MatmulPrecision::FP32 ? wb::fp32_peak_gflops(device) : wb::tf32_peak_gflops(device);
 }
 
 int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLauncher launch, MatmulPrecision precision) {
@@ -148,7 +139,7 @@ int report_matmul_result(wb::Lesson& lesson, const char* launcher_name, const Ma
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = wb::gflop_per_s(shape.flop(), time.median_ms);
   line.peak_label = peak_label;
-  line.peak_pct = peak_gflops > 0 ? 100.0 * line.rate / peak_gflops : 0.0;
+  wb::set_peak(line, peak_gflops);  // 0: unknown, and the line says so
   line.ref_label = library_label;
   line.ref_value = 100.0 * library_ms / time.median_ms;
   line.pass = pass;

@@ -55,10 +55,8 @@ int report_matmul_result(wb::Lesson& lesson, const char* launcher_name, const Ma
 // --size as a GEMM shape: "N" (a cube) or "MxNxK", each from 1 to 65536; UsageError otherwise.
 MatmulShape parse_matmul_shape(const std::string& text);
 
-// Dense TF32 tensor-core FLOP per clock per SM (0 where there are no TF32 tensor cores): 2048 on
-// Hopper, 1024 on the A100, 512 on other Ampere and Ada GPUs (NVIDIA architecture whitepapers).
-int tf32_flop_per_clock_per_sm(int cc_major, int cc_minor);
-// The peak a rung is measured against: FP32 (SMs x lanes x 2 x clock) or the TF32 tensor peak.
+// The peak a rung is measured against: FP32 (SMs x lanes x 2 x clock) or the TF32 tensor peak
+// (common/device.h, wb::tf32_peak_gflops); 0 when unknown.
 double matmul_peak_gflops(const wb::DeviceInfo& device, MatmulPrecision precision);
 
 // ---- the BF16 rungs 1.10-1.13 (bf16_lesson.cpp) ----------------------------------------------------
@@ -103,3 +101,8 @@ class Bf16MatmulBench {
 // verify again, time the cuBLAS yardstick, print the result line (GFLOP/s, % of the BF16 tensor peak,
 // % of "cuBLAS BF16 best") after a line naming cuBLAS's two times.
 int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16MatmulLauncher launch);
+
+// For the rungs whose bugs hang rather than fail (mbarrier waits: 1.12, 1.13), called by their lessons
+// before the first launch: one line saying what usually hangs and that Ctrl-C stops the lesson (on
+// stderr with --csv, so stdout keeps only the rows). The sentence is hang_notice.h's, as in the tests.
+void warn_mbarrier_hangs(const wb::Lesson& lesson);

@@ -228,7 +228,7 @@ void AttentionBench::report(const std::string& launcher, const wb::TimingStats& 
   const bool bf16 = precision_ == AttentionPrecision::BF16;
   const double peak = bf16 ? wb::bf16_peak_gflops(lesson_.device()) : lesson_.fp32_peak_gflops();
   line.peak_label = bf16 ? "BF16 peak" : "FP32 peak";
-  line.peak_pct = peak > 0 ? 100.0 * line.rate / peak : 0.0;
+  wb::set_peak(line, peak);                // 0: unknown, and the line says so
   line.ref_style = wb::RefStyle::Speedup;  // "1.20x of 5.02": how much faster than the cuBLAS path
   line.ref_label = "of 5.02";
   line.ref_value = time.median_ms > 0 ? yard.median_ms / time.median_ms : 0.0;

@@ -124,6 +124,45 @@ TEST_CASE("a failed CSV row keeps the header's columns, with dashes for the numb
                   0) == 0);
 }
 
+TEST_CASE("a peak the tables lack is said to be unknown, never printed as 0%", "[host][report]") {
+  wb::ResultLine line = sample_line();
+  line.unit = wb::RateUnit::GFLOPs;
+  line.rate = 500000;
+  line.peak_label = "BF16 peak";
+  wb::set_peak(line, 1000000);
+  CHECK(line.peak_known);
+  CHECK(line.peak_pct == 50.0);
+  CHECK(contains(wb::format_result_line(line), "50% BF16 peak"));
+
+  wb::set_peak(line, 0);  // bf16_peak_gflops of an architecture device.h does not know
+  CHECK_FALSE(line.peak_known);
+  const std::string text = wb::format_result_line(line);
+  INFO(text);
+  CHECK(contains(text, "BF16 peak unknown"));
+  CHECK_FALSE(contains(text, "0% BF16"));
+  CHECK(contains(text, "500 TFLOP/s"));  // the rate and the yardstick still print
+  CHECK(contains(text, "99% of memcpy"));
+  CHECK(columns(text).size() == columns(wb::format_result_line(sample_line())).size());
+  const std::string row = wb::format_csv_row(line, "NVIDIA Future GPU");
+  INFO(row);
+  CHECK(contains(row, ",GFLOP/s,-,BF16 peak,98.6000,"));  // peak_pct "-", a missing number to readers
+  CHECK(contains(row, ",PASS,"));
+}
+
+TEST_CASE("a memory-bound line on a GPU whose DRAM peak reads 0 says the peak is unknown", "[host][report]") {
+  wb::DeviceInfo device;
+  device.name = "no memory clock";
+  device.l2_bytes = std::size_t(50) << 20;
+  wb::Lesson lesson("0.02", "vector_add", "solution", wb::LessonOptions{}, device);
+  wb::TimingStats time;
+  time.median_ms = 0.4;
+  const double bytes = 4.0 * double(std::size_t(1) << 28);
+  const wb::ResultLine line =
+      lesson.memory_bound_line("vector_add", "n=256M", time, bytes, true, wb::MeasuredReference{"memcpy", 3000.0});
+  CHECK_FALSE(line.peak_known);
+  CHECK(contains(wb::format_result_line(line), "peak unknown"));
+}
+
 TEST_CASE("failure_headline keeps the words before a verifier's first colon", "[host][report]") {
   CHECK(wb::failure_headline("Output untouched: the sum of n = 5 elements still holds the poison value.") ==
         "output untouched");

@@ -12,6 +12,7 @@
 #include "common/buffer.h"
 #include "common/check_cublas.h"
 #include "common/testing.h"
+#include "phase1_matmul/hang_notice.h"
 
 namespace {
 
@@ -358,11 +359,8 @@ void watch_for_hangs(const char* rung) {
   if (!hang_watch) {
     std::printf(
         "%s: if this test stops after a 'case' line until CTest kills it (its TIMEOUT), a kernel is waiting on an "
-        "mbarrier that never completes. The usual causes: a wait on a phase (parity) bit that never flips (the "
-        "parity must toggle each time the ring of stages wraps around, and producer and consumer must agree "
-        "on it), or an expect_tx byte count that differs from the bytes the TMA loads deliver (a box counts in "
-        "full even where it hangs over the edge of the matrix). The last 'case' line is the shape that hung.\n",
-        rung);
+        "mbarrier that never completes. %s The last 'case' line is the shape that hung.\n",
+        rung, kMbarrierHangCauses);
     std::fflush(stdout);
   }
   hang_watch = true;

@@ -135,9 +135,8 @@ void launch_warp_specialized(int M, int N, int K, float alpha, const __nv_bfloat
   const auto kernel = warp_specialized_kernel<BN, STAGES, GROUP>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   // Persistent: one block per SM (each takes all of an SM's shared memory), never more than tiles.
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // The SM count is read once per device (common/device.h), not on every launch.
+  const int sms = wb::current_sm_count();
   const long long tiles = static_cast<long long>(wb::ceil_div(M, kBM)) * wb::ceil_div(N, BN);
   const int blocks = static_cast<int>(tiles < sms ? tiles : sms);
   kernel<<<blocks, kThreads, kSmemBytes, stream>>>(map_a, map_b, M, N, K, alpha, beta, C);
@@ -164,6 +163,7 @@ namespace {
 // after the first: the tensor cores see back-to-back batches from two warpgroups, the producer
 // runs up to 3 stages ahead, and the epilogue of one tile overlaps the loads of the next.
 int warp_specialized_lesson(wb::Lesson& lesson) {
+  warn_mbarrier_hangs(lesson);  // mbarrier bugs hang: say what hangs before the first launch
   return run_bf16_matmul_lesson(lesson, "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16);
 }
 

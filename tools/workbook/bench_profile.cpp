@@ -23,9 +23,10 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string lesson_csv_line(const std::string& source, const LessonRow& row) {
-  char numbers[160];
-  std::snprintf(numbers, sizeof numbers, "%.6f,%.3f,%s,%.2f,%s,%.2f", row.median_ms, row.rate, row.rate_unit.c_str(),
-                row.peak_pct, row.peak_label.c_str(), row.ref_value);
+  char numbers[160], peak[32] = "";  // an unknown peak stays an empty field
+  if (row.peak_known) std::snprintf(peak, sizeof peak, "%.2f", row.peak_pct);
+  std::snprintf(numbers, sizeof numbers, "%.6f,%.3f,%s,%s,%s,%.2f", row.median_ms, row.rate, row.rate_unit.c_str(),
+                peak, row.peak_label.c_str(), row.ref_value);
   return source + "," + row.id + "," + row.name + "," + csv_field(row.problem) + "," + numbers + "," +
          (row.ref_style == "percent" ? "% of " + row.ref_label : "x " + row.ref_label) + "," +
          (row.pass ? "PASS" : "FAIL") + "," + csv_field(row.device) + "\n";
@@ -155,11 +156,16 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
       group.label = e->id + " " + ref.name;
       if (runs_several_shapes(theirs, ref.name)) group.label += " " + ref.problem;
       PlotBar bar_yours{"yours", 0, true, "not passing yet"};
+      // A bar in % of a peak this GPU's tables lack (a new architecture) has no length: "peak unknown".
       for (const LessonRow& row : mine)
         if (row.name == ref.name && row.problem == ref.problem && row.pass)
-          bar_yours = PlotBar{"yours", row.score(), false, ""};
+          bar_yours =
+              row.has_score() ? PlotBar{"yours", row.score(), false, ""} : PlotBar{"yours", 0, true, "peak unknown"};
       group.bars.push_back(bar_yours);
-      group.bars.push_back(PlotBar{"reference", ref.score(), !ref.pass, ref.pass ? "" : "FAIL"});
+      group.bars.push_back(PlotBar{"reference", ref.score(), !ref.pass || !ref.has_score(),
+                                   !ref.pass         ? "FAIL"
+                                   : ref.has_score() ? ""
+                                                     : "peak unknown"});
       const PeerRow* peer_row = peer ? find_peer_row(peer->rows, ref) : nullptr;
       const std::optional<double> peer_value = peer_row ? peer_score(*peer_row, ref) : std::nullopt;
       if (peer_value) {
@@ -175,7 +181,8 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
       }
       std::printf("    %-28s yours %-10s reference %s%s\n", ref.name.c_str(),
                   bar_yours.missing ? "-" : (format_number(bar_yours.value) + "%").c_str(),
-                  (format_number(ref.score()) + "% (" + ref.score_label() + ")").c_str(),
+                  ref.has_score() ? (format_number(ref.score()) + "% (" + ref.score_label() + ")").c_str()
+                                  : (ref.peak_label + " unknown").c_str(),
                   peer_value ? ("  PyTorch " + format_number(*peer_value) + "%").c_str() : "");
     }
     if (theirs.empty()) std::printf("    the reference lesson printed no result (exit %d)\n", reference.exit_code);

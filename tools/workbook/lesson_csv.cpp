@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "tools/workbook/text.h"
 
@@ -32,13 +33,17 @@ double LessonRow::score() const {
   return ref_style == "percent" ? ref_value : peak_pct;
 }
 
+bool LessonRow::has_score() const {
+  return ref_style == "percent" || peak_known;
+}
+
 std::string LessonRow::score_label() const {
   return ref_style == "percent" ? "% of " + ref_label : "% " + peak_label;
 }
 
 std::string LessonRow::summary() const {
-  std::string text =
-      name + " " + format_number(rate) + " " + rate_unit + ", " + format_number(peak_pct) + "% " + peak_label;
+  std::string text = name + " " + format_number(rate) + " " + rate_unit + ", " +
+                     (peak_known ? format_number(peak_pct) + "% " + peak_label : peak_label + " unknown");
   if (ref_style == "percent")
     text += ", " + format_number(ref_value) + "% of " + ref_label;
   else if (ref_style == "speedup")
@@ -64,7 +69,9 @@ std::vector<LessonRow> parse_lesson_csv(const std::string& text) {
     row.median_ms = parse_number(f[3]).value_or(0);
     row.rate = parse_number(f[6]).value_or(0);
     row.rate_unit = f[7];
-    row.peak_pct = parse_number(f[8]).value_or(0);
+    const std::optional<double> peak_pct = parse_number(f[8]);
+    row.peak_pct = peak_pct.value_or(0);
+    row.peak_known = peak_pct.has_value();
     row.peak_label = f[9];
     row.ref_value = parse_number(f[10]).value_or(0);
     row.ref_style = f[11];

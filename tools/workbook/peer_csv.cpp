@@ -131,7 +131,7 @@ const PeerRow* find_peer_row(const std::vector<PeerRow>& rows, const LessonRow& 
 
 std::optional<double> peer_score(const PeerRow& peer, const LessonRow& lesson) {
   const double rate = peer.rate(lesson.rate_unit);
-  if (rate <= 0 || lesson.rate <= 0) return std::nullopt;
+  if (rate <= 0 || lesson.rate <= 0 || !lesson.has_score()) return std::nullopt;
   return lesson.score() * rate / lesson.rate;
 }
 

@@ -44,6 +44,24 @@ TEST_CASE("a failed lesson row has dashes for its rate and percentages and still
   CHECK(rows[0].device == "NVIDIA H100");
 }
 
+TEST_CASE("a passing row whose peak is unknown (\"-\") says so and has no score in % of a peak", "[host][workbook]") {
+  // common/report.cpp's format_csv_row on a GPU the peak tables lack (set_peak with 0).
+  const std::vector<wbcli::LessonRow> rows = wbcli::parse_lesson_csv(
+      "id,name,problem,median_ms,min_ms,spread_pct,rate,rate_unit,peak_pct,peak_label,ref_value,ref_style,ref_label,"
+      "cache_resident,status,device\n"
+      "5.05,flash_attention_bf16,16x4096x128,1.000000,0.990000,0.50,400000.000,GFLOP/s,-,BF16 peak,1.2000,speedup,"
+      "of 5.02,0,PASS,NVIDIA Future GPU\n"
+      "1.13,matmul_warp_specialized_bf16,M=N=K=4096,0.200000,0.190000,0.50,687194.767,GFLOP/s,-,BF16 peak,101.0000,"
+      "percent,cuBLAS BF16 best,0,PASS,NVIDIA Future GPU\n");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].pass);
+  CHECK_FALSE(rows[0].peak_known);
+  CHECK_FALSE(rows[0].has_score());  // a speed-up row scores in % of its peak: unknown here
+  CHECK(rows[0].summary() == "flash_attention_bf16 400000 GFLOP/s, BF16 peak unknown, 1.2x of 5.02");
+  CHECK(rows[1].has_score());  // % of cuBLAS needs no peak
+  CHECK(rows[1].score() == 101.0);
+}
+
 TEST_CASE("benchmark CSVs are read by column name", "[host][workbook]") {
   std::string error;
   const std::vector<wbcli::BenchRow> ladder = wbcli::parse_bench_csv(
