@@ -20,10 +20,11 @@ WB_HOST_DEVICE constexpr T ceil_div(T n, T divisor) {
 }
 
 // The most threads one SM holds at once, for the architecture being compiled (CUDA C++ Programming
-// Guide, "Technical Specifications per Compute Capability"): 1024 on Turing, 1536 on sm_86 and sm_89,
-// 2048 on sm_80, sm_87 and Hopper. __launch_bounds__'s minimum blocks per SM must fit it, or ptxas
-// ignores it with a warning. The host pass (no __CUDA_ARCH__) sees 2048.
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 800 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890)
+// Guide, "Technical Specifications per Compute Capability"): 1024 on Turing, 1536 on sm_86, sm_89 and
+// sm_120, 2048 on sm_80, sm_87, Hopper and sm_100. __launch_bounds__'s minimum blocks per SM must fit
+// it, or ptxas ignores it with a warning. The host pass (no __CUDA_ARCH__) sees 2048.
+#if defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ < 800 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
 constexpr int kMaxThreadsPerSm = __CUDA_ARCH__ < 800 ? 1024 : 1536;
 #else
 constexpr int kMaxThreadsPerSm = 2048;
