@@ -50,3 +50,19 @@ void softmax_three_pass(const float* in, float* out, int rows, int cols, cudaStr
 void softmax_online(const float* in, float* out, int rows, int cols, cudaStream_t stream);
 // 2.09: one read of the row, kept in registers / shared memory when it fits; a fallback otherwise.
 void softmax_single_read(const float* in, float* out, int rows, int cols, cudaStream_t stream);
+
+// ---- 2.10 layernorm -----------------------------------------------------------------------------
+using LayernormLauncher = void (*)(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                   float* rstd, int rows, int cols, float eps, cudaStream_t stream);
+// LayerNorm forward over the last dimension, as torch.nn.functional.layer_norm(x, (cols,), gamma, beta, eps):
+//   y[r][c] = (x[r][c] - mean[r]) * rstd[r] * gamma[c] + beta[c],  rstd[r] = 1 / sqrt(var[r] + eps),
+// var the population variance (the mean of (x - mean)^2: divide by cols, not cols - 1). mean and rstd
+// (rows floats each) are written too, as PyTorch's native layer norm does for the backward pass.
+// Any rows >= 0 (0 launches nothing), any cols >= 1 (32768 and beyond), x, gamma, beta and y at any
+// float-aligned address; x is read once. Inputs are finite (rows with inf or NaN are not required),
+// eps > 0. The statistics must survive a mean far larger than the spread (1e4 + noise of std 1): no
+// E[x^2] - E[x]^2 in float. A constant row (variance 0) gives mean = its value, rstd = 1 / sqrt(eps)
+// and y = beta exactly: compute x - mean, exactly 0 there, before scaling (the tests' constant values,
+// such as 0.75, keep every partial sum exact).
+void layernorm_forward(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                       int rows, int cols, float eps, cudaStream_t stream);

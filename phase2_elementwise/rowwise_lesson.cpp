@@ -91,4 +91,55 @@ int softmax_lesson(wb::Lesson& lesson, const char* kernel, SoftmaxLauncher launc
   return pass ? wb::kExitPass : wb::kExitFail;
 }
 
+int layernorm_lesson(wb::Lesson& lesson, const char* kernel, LayernormLauncher launch) {
+  const std::vector<std::size_t> dims = lesson.dims_or({16384, 4096});
+  if (dims[0] == 0 || dims[1] == 0 || dims[0] > INT_MAX || dims[1] > INT_MAX)
+    throw wb::UsageError("--size: rows and cols must each be between 1 and 2^31 - 1");
+  const int rows = static_cast<int>(dims[0]);
+  const int cols = static_cast<int>(dims[1]);
+  const std::size_t count = dims[0] * dims[1];
+  // Device: x and y. Host: x, the double reference, expected values and one download per check.
+  lesson.require_memory(8.0 * static_cast<double>(count), 28.0 * static_cast<double>(count));
+  const float eps = 1e-5f;
+  std::vector<float> x = wb::random_floats(count, lesson.seed());
+  const std::vector<float> offsets = wb::random_floats(dims[0], lesson.seed() + 3, -64.0f, 64.0f);
+  for (std::size_t i = 0; i < count; ++i) x[i] += offsets[i / dims[1]];
+  const std::vector<float> gamma = wb::random_floats(dims[1], lesson.seed() + 1, 0.5f, 1.5f);
+  const std::vector<float> beta = wb::random_floats(dims[1], lesson.seed() + 2, -0.5f, 0.5f);
+  const LayernormReference ref = layernorm_reference(x, gamma, beta, rows, cols, eps);
+  const std::vector<float> want_y(ref.y.begin(), ref.y.end());
+  const std::vector<float> want_mean(ref.mean.begin(), ref.mean.end());
+  const std::vector<float> want_rstd(ref.rstd.begin(), ref.rstd.end());
+  auto y_tolerance = [&](std::size_t i) {
+    const std::size_t r = i / dims[1];
+    return layernorm_y_tolerance(ref.bound[r], x[i] - ref.mean[r], ref.rstd[r], gamma[i % dims[1]], ref.y[i]);
+  };
+  auto mean_tolerance = [&](std::size_t r) { return layernorm_mean_tolerance(ref.bound[r], ref.mean[r]); };
+  auto rstd_tolerance = [&](std::size_t r) { return layernorm_rstd_tolerance(ref.bound[r], ref.rstd[r]); };
+
+  wb::DeviceBuffer<float> dx(x), dgamma(gamma), dbeta(beta);
+  wb::GuardedDeviceBuffer<float> dy(count), dmean(dims[0]), drstd(dims[0]);
+  auto run = [&] {
+    launch(dx.data(), dgamma.data(), dbeta.data(), dy.data(), dmean.data(), drstd.data(), rows, cols, eps, nullptr);
+  };
+  auto check = [&](const std::string& when) {
+    bool ok = wb::check_output(kernel + when + " y", want_y, dy, y_tolerance, dims[1]);
+    ok = wb::check_output(kernel + when + " mean", want_mean, dmean, mean_tolerance) && ok;
+    return wb::check_output(kernel + when + " rstd", want_rstd, drstd, rstd_tolerance) && ok;
+  };
+  // Poisoned outputs, one launch, checked; then timed with L2 flushed and checked again (the last
+  // timed launch's output: a kernel that breaks on later calls is caught).
+  dy.fill(wb::poison_value<float>());
+  dmean.fill(wb::poison_value<float>());
+  drstd.fill(wb::poison_value<float>());
+  run();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  bool pass = check("");
+  const wb::TimingStats time = wb::bench(nullptr, lesson.bench_options(true), run);
+  pass = check(" (after timing)") && pass;
+  const double bytes = 8.0 * static_cast<double>(count) + 8.0 * cols + 8.0 * rows;
+  lesson.report(lesson.memory_bound_line(kernel, shape_text(rows, cols), time, bytes, pass));
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
 }  // namespace p2

@@ -13,7 +13,7 @@
 // Check: ./workbook check 3.01
 // Aim:   correct first; about 14% of CUB's bandwidth on an H100 (416 GB/s on 1 GiB). Each rung
 //        after this one removes one cost; 3.07 to 3.09 reach CUB.
-// Previous: 2.09 softmax_single_read (0.08 block_reduce has a first block sum). Next: 3.02 interleaved_strided.
+// Previous: 2.10 layernorm (0.08 block_reduce has a first block sum). Next: 3.02 interleaved_strided.
 
 #include "common/workbook.h"
 #include "phase3_reduction/lesson_support.h"

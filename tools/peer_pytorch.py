@@ -174,7 +174,8 @@ def phase2_cases():
                           launchers=("relu", "relu_float4"), note="F.relu(x)"))
         cases.append(Case(2, "gelu_tanh", shape, "gelu", {"n": n}, 8.0 * n, ids=("2.02", "2.03"),
                           launchers=("gelu_tanh", "gelu_tanh_float4"), note="F.gelu(x, approximate='tanh')"))
-    # Row-wise shapes: p2_bench's (64M floats as rows x 1024, 4096, 16384) and the lessons' own.
+    # Row-wise shapes: p2_bench's (64M floats as rows x 1024, 4096, 16384) and the lessons' own; rms_norm
+    # and layer_norm also at 2.05's four (256 to 32768 columns).
     bench_shapes = [(64 * MiB // c, c) for c in (1024, 4096, 16384)]
     rms_shapes = [(262144, 256), (65536, 1024), (16384, 4096), (2048, 32768)] + bench_shapes
     for rows, cols in unique(bench_shapes + [(16384, 4096)]):
@@ -188,6 +189,12 @@ def phase2_cases():
         cases.append(Case(2, "rms_norm", "%dx%d" % (rows, cols), "rms_norm", {"rows": rows, "cols": cols},
                           8.0 * count + 4.0 * cols, ids=("2.05", "2.06"),
                           launchers=("rmsnorm_block", "rmsnorm_warp"), note="F.rms_norm(x, (cols,), w, eps=1e-5)"))
+    for rows, cols in unique(rms_shapes):
+        # The lesson's bytes: x read and y written once, gamma and beta once, mean and rstd once (eager
+        # F.layer_norm computes mean and rstd too, as native_layer_norm's outputs).
+        cases.append(Case(2, "layer_norm", "%dx%d" % (rows, cols), "layer_norm", {"rows": rows, "cols": cols},
+                          8.0 * rows * cols + 8.0 * cols + 8.0 * rows, ids=("2.10",),
+                          launchers=("layernorm_forward",), note="F.layer_norm(x, (cols,), w, b, eps=1e-5)"))
     for rows, cols in unique(bench_shapes + [(16384, 4096)]):
         cases.append(Case(2, "softmax", "%dx%d" % (rows, cols), "softmax", {"rows": rows, "cols": cols},
                           8.0 * rows * cols, ids=("2.07", "2.08", "2.09"),
@@ -409,6 +416,9 @@ def build(torch, case):
             return lambda: F.rms_norm(x, (cols,), w, eps=1e-5)
         case.note = "composed: x * rsqrt(mean(x^2) + eps) * w (this torch has no F.rms_norm)"
         return lambda: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+    if case.kind == "layer_norm":
+        x, w, b = rand(rows, cols), torch.rand(cols, device=dev) + 0.5, torch.rand(cols, device=dev) - 0.5
+        return lambda: F.layer_norm(x, (cols,), w, b, eps=1e-5)
     if case.kind == "softmax":
         x = rand(rows, cols)
         return lambda: torch.softmax(x, dim=-1)

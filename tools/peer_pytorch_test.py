@@ -95,6 +95,7 @@ class Cases(unittest.TestCase):
         self.assertEqual(self.shapes(2, "softmax"), ["65536x1024", "16384x4096", "4096x16384"])
         self.assertEqual(sorted(self.shapes(2, "rms_norm")),
                          sorted(["262144x256", "65536x1024", "16384x4096", "2048x32768", "4096x16384"]))
+        self.assertEqual(sorted(self.shapes(2, "layer_norm")), sorted(self.shapes(2, "rms_norm")))
         self.assertEqual(self.shapes(3, "sum"), ["n=256M", "n=16M"])
         self.assertEqual(self.shapes(4, "spmv_csr"), ["poisson:4M", "banded:4M", "block:4M"])
 
@@ -115,6 +116,10 @@ class Cases(unittest.TestCase):
         self.assertEqual(relu64.bytes, 8.0 * (64 << 20))
         (bias,) = [c for c in peer.cases_for([2]) if c.op == "bias_gelu" and c.shape == "16384x4096"]
         self.assertEqual(bias.bytes, 8.0 * 16384 * 4096 + 4.0 * 4096)
+        # LayerNorm as 2.10's lesson counts it: x and y, gamma and beta, mean and rstd.
+        (layer,) = [c for c in peer.cases_for([2]) if c.op == "layer_norm" and c.shape == "16384x4096"]
+        self.assertEqual(layer.bytes, 8.0 * 16384 * 4096 + 8.0 * 4096 + 8.0 * 16384)
+        self.assertEqual((layer.ids, layer.launchers), (("2.10",), ("layernorm_forward",)))
 
     def test_attention_shapes_are_p5_benchs(self):
         # p5_bench's 5.05 rows: seq 1024, 4096, 16384 (heads = 64K rows / seq), d 64 and 128, causal or not.

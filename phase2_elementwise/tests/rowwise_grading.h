@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
-// The graders that the row-wise exercises share: RMSNorm (2.05 block per row, 2.06 warp per row)
-// and multi-pass softmax (2.07 three passes, 2.08 online). Each exercise's test file keeps its own
-// TEST_CASEs and, for softmax, its own error bound, derived from the operations its kernel does.
+// The graders that the row-wise exercises share: RMSNorm (2.05 block per row, 2.06 warp per row),
+// multi-pass softmax (2.07 three passes, 2.08 online) and LayerNorm (2.10, and the phase's grader
+// self-test). Each exercise's test file keeps its own TEST_CASEs and, for softmax, its own error
+// bound, derived from the operations its kernel does; LayerNorm's bound is in reference.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/verify.h"
 #include "phase2_elementwise/elementwise.cuh"
+#include "phase2_elementwise/reference.h"
 
 namespace p2 {
 
+using ::LayernormLauncher;
 using ::RmsnormLauncher;
 using ::SoftmaxLauncher;
 
@@ -47,5 +52,34 @@ std::vector<RowShape> softmax_all_shapes();      // includes one large matrix (s
 std::vector<RowShape> softmax_special_shapes();  // for the 1000/-1000 and -inf inputs
 void check_softmax(const char* name, SoftmaxLauncher launch, RowShape shape, SoftmaxData kind,
                    const SoftmaxBound& bound);
+
+// ---- LayerNorm -------------------------------------------------------------------------------------
+
+struct LayernormCase {
+  int rows;
+  int cols;
+  float eps = 1e-5f;
+  std::size_t misalign = 0;  // x, gamma, beta and y this many floats past a 256-byte boundary
+};
+
+// Row r's kind is r % 5 (layernorm_row_kind): noise in [-1, 1]; 3 + that noise; 1e4 + noise in
+// [-2, 2] (the large mean); noise of 1e-3 (var below eps); a constant row (0.75, -3, 1024, 0 in turn).
+std::vector<float> layernorm_input(int rows, int cols, std::uint64_t seed);
+const char* layernorm_row_kind(int row);
+// Rows 0, 1, 3 and 1000 against every row length of the graded list (under the sanitizer, the shapes
+// up to 256K elements).
+std::vector<LayernormCase> layernorm_shapes();
+// "" when `launch` computes this case within the bounds of reference.cpp, otherwise the teaching
+// message: launch or run error, writes outside y, mean or rstd, then the first wrong values, and what
+// the wrong rows have in common (the large mean, constant rows, cols - 1, gamma and beta swapped).
+std::string grade_layernorm(const char* name, LayernormLauncher launch, const LayernormCase& shape, std::uint64_t seed);
+// The verdict on outputs already downloaded (grade_layernorm's second half, also usable without a GPU):
+// `ref` from layernorm_reference(x, gamma, beta, rows, cols, eps).
+std::string judge_layernorm(const char* name, const std::vector<float>& x, const std::vector<float>& gamma,
+                            const std::vector<float>& beta, const LayernormReference& ref,
+                            const std::vector<float>& got_y, const std::vector<float>& got_mean,
+                            const std::vector<float>& got_rstd, int cols, float eps);
+// Fails the test with grade_layernorm's message and the seed.
+void check_layernorm(const char* name, LayernormLauncher launch, const LayernormCase& shape);
 
 }  // namespace p2

@@ -63,3 +63,120 @@ void planted_rmsnorm_reads_past_row_masked(const float* in, const float* weight,
                                            float eps, cudaStream_t stream) {
   launch<Bug::ReadsPastRowMasked>(in, weight, out, rows, cols, eps, stream);
 }
+
+// ---- LayerNorm (2.10) ---------------------------------------------------------------------------------
+namespace {
+
+constexpr int kLnThreads = 128;
+
+enum class LnBug { None, Unbiased, NaiveVariance, SwapsGammaBeta, SkipsTail, NoStats, NoSyncwarp, ReadsPastRowMasked };
+
+// The block's sum of v through a shared-memory tree in `s` (kLnThreads slots, used once). kRacy: the
+// last warp finishes on its own without __syncwarp, as planted_rmsnorm's NoSyncwarp.
+template <bool kRacy>
+__device__ float ln_block_sum(float v, float* s) {
+  const int tid = threadIdx.x;
+  s[tid] = v;
+  __syncthreads();
+  const int last = kRacy ? 32 : 0;
+  for (int half = kLnThreads / 2; half > last; half /= 2) {
+    if (tid < half) s[tid] += s[tid + half];
+    __syncthreads();
+  }
+  if (kRacy) {
+    if (tid < 32) {
+      s[tid] += s[tid + 32];
+      warp_tree_sum_without_syncwarp(s, static_cast<unsigned int>(tid));
+    }
+    __syncthreads();  // s[0] complete for every warp
+  }
+  return s[0];
+}
+
+// One block per row, scalar loads: the mean from the row's sum, then M2 from a second read, then y.
+template <LnBug bug>
+__global__ void planted_layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                  float* rstd, int cols, float eps) {
+  __shared__ float sums[kLnThreads];
+  __shared__ float squares[kLnThreads];
+  __shared__ float m2s[kLnThreads];
+  const int tid = threadIdx.x;
+  const float* row = x + static_cast<std::size_t>(blockIdx.x) * cols;
+  float* out = y + static_cast<std::size_t>(blockIdx.x) * cols;
+  const int covered = bug == LnBug::SkipsTail ? cols / 4 * 4 : cols;
+  float sum = 0.0f, sum_squares = 0.0f;
+  if (bug == LnBug::ReadsPastRowMasked) {
+    for (int i = tid; i < cols + 1; i += kLnThreads) {
+      const float v = read_even_if_masked(row, static_cast<std::size_t>(i));
+      sum += i < cols ? v : 0.0f;
+    }
+  } else {
+    for (int i = tid; i < covered; i += kLnThreads) {
+      sum += row[i];
+      sum_squares += row[i] * row[i];
+    }
+  }
+  const float mu = ln_block_sum<bug == LnBug::NoSyncwarp>(sum, sums) / static_cast<float>(cols);
+  float var = 0.0f;
+  if (bug == LnBug::NaiveVariance) {
+    var = ln_block_sum<false>(sum_squares, squares) / static_cast<float>(cols) - mu * mu;
+  } else {
+    float m2 = 0.0f;
+    for (int i = tid; i < covered; i += kLnThreads) m2 += (row[i] - mu) * (row[i] - mu);
+    var = ln_block_sum<false>(m2, m2s) / static_cast<float>(bug == LnBug::Unbiased ? cols - 1 : cols);
+  }
+  const float r = rsqrtf(var + eps);
+  if (tid == 0 && bug != LnBug::NoStats) {
+    mean[blockIdx.x] = mu;
+    rstd[blockIdx.x] = r;
+  }
+  for (int i = tid; i < covered; i += kLnThreads) {
+    const float scale = bug == LnBug::SwapsGammaBeta ? beta[i] : gamma[i];
+    const float shift = bug == LnBug::SwapsGammaBeta ? gamma[i] : beta[i];
+    out[i] = (row[i] - mu) * r * scale + shift;
+  }
+}
+
+template <LnBug bug>
+void launch_layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                      int rows, int cols, float eps, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0) return;
+  planted_layernorm<bug><<<rows, kLnThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols, eps);
+  CUDA_CHECK_KERNEL();
+}
+
+}  // namespace
+
+void planted_layernorm_correct(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                               float* rstd, int rows, int cols, float eps, cudaStream_t stream) {
+  launch_layernorm<LnBug::None>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
+void planted_layernorm_unbiased(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                float* rstd, int rows, int cols, float eps, cudaStream_t stream) {
+  launch_layernorm<LnBug::Unbiased>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
+void planted_layernorm_naive_variance(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                      float* rstd, int rows, int cols, float eps, cudaStream_t stream) {
+  launch_layernorm<LnBug::NaiveVariance>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
+void planted_layernorm_swaps_gamma_beta(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                        float* rstd, int rows, int cols, float eps, cudaStream_t stream) {
+  launch_layernorm<LnBug::SwapsGammaBeta>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
+void planted_layernorm_skips_tail(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                  float* rstd, int rows, int cols, float eps, cudaStream_t stream) {
+  launch_layernorm<LnBug::SkipsTail>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
+void planted_layernorm_no_stats(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                float* rstd, int rows, int cols, float eps, cudaStream_t stream) {
+  launch_layernorm<LnBug::NoStats>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
+void planted_layernorm_no_syncwarp(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+                                   float* rstd, int rows, int cols, float eps, cudaStream_t stream) {
+  launch_layernorm<LnBug::NoSyncwarp>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
+void planted_layernorm_reads_past_row_masked(const float* x, const float* gamma, const float* beta, float* y,
+                                             float* mean, float* rstd, int rows, int cols, float eps,
+                                             cudaStream_t stream) {
+  launch_layernorm<LnBug::ReadsPastRowMasked>(x, gamma, beta, y, mean, rstd, rows, cols, eps, stream);
+}
