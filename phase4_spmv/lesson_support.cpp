@@ -2,8 +2,10 @@
 #include "phase4_spmv/lesson_support.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "common/buffer.h"
@@ -67,6 +69,28 @@ bool take_spmv_matrix_options(std::vector<std::string>& args, SpmvMatrixOptions*
   if (seen_matrix && (seen_gen || seen_rows)) {
     *error = "--matrix reads its size from the file: drop --gen and --rows";
     return false;
+  }
+  // What can be judged without a GPU is judged here, before the GPU probe: bad arguments exit 2 on
+  // any machine. (A malformed file is reported, with its line, when the lesson reads it.)
+  const std::vector<std::string>& names = spmv_generator_names();
+  if (seen_gen && std::find(names.begin(), names.end(), out->generator) == names.end()) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    *error = "--gen: unknown generator '" + out->generator + "' (choose one of " + list + ")";
+    return false;
+  }
+  std::size_t rows = 0;
+  if (seen_rows && (!wb::parse_count(out->rows, &rows) || rows < 1)) {
+    *error = "--rows needs a count of at least 1 like 4M, got '" + out->rows + "'";
+    return false;
+  }
+  if (seen_matrix) {
+    std::FILE* file = std::fopen(out->matrix_file.c_str(), "r");
+    if (file == nullptr) {
+      *error = "--matrix: cannot open '" + out->matrix_file + "': " + std::strerror(errno);
+      return false;
+    }
+    std::fclose(file);
   }
   args = rest;
   return true;

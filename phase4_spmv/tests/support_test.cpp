@@ -109,6 +109,20 @@ TEST_CASE("the phase 4 lesson options take --matrix, --gen and --rows and leave 
   std::vector<std::string> twice = {"--gen", "poisson", "--gen", "block"};
   SpmvMatrixOptions o4;
   CHECK_FALSE(take_spmv_matrix_options(twice, &o4, &error));
+
+  // Judged before any GPU is asked for, so a bad argument exits 2 on a machine without one too.
+  std::vector<std::string> unknown = {"--gen", "poison"};
+  SpmvMatrixOptions o5;
+  CHECK_FALSE(take_spmv_matrix_options(unknown, &o5, &error));
+  CHECK(error.find("unknown generator 'poison'") != std::string::npos);
+  std::vector<std::string> rows = {"--gen", "poisson", "--rows", "many"};
+  SpmvMatrixOptions o6;
+  CHECK_FALSE(take_spmv_matrix_options(rows, &o6, &error));
+  CHECK(error.find("--rows needs a count") != std::string::npos);
+  std::vector<std::string> absent = {"--matrix", "/no/such/file.mtx"};
+  SpmvMatrixOptions o7;
+  CHECK_FALSE(take_spmv_matrix_options(absent, &o7, &error));
+  CHECK(error.find("cannot open '/no/such/file.mtx'") != std::string::npos);
 }
 
 TEST_CASE("the phase 4 generators answer to their names at about the asked size", "[host][p4]") {
