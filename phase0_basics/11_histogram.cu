@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // 0.11 histogram (capstone): count a gigabyte of bytes into 256 bins as fast as the library does.
 //
-// You learn: to design a memory-bound kernel from the pieces of phase 0: a private histogram per
-// block in shared memory (0.04, 0.08), atomics at two levels, 16-byte loads with a head and a tail
-// (0.02), enough bytes in flight per thread, and input that sends every atomic to the same counter.
+// You learn: to design a memory-bound kernel whose writes collide, from what phase 0 taught (shared
+// memory, atomics, wide loads and bytes in flight), and to keep it fast when the input sends every
+// write to the same place.
 // Task: bins[b] = how many of data[0..n) fall into bin b; byte v falls into bin v * num_bins / 256
 // (num_bins 1..256; with 256 bins, bin v). data may start at any byte address; n is a std::size_t
 // below 2^32. bins arrives full of garbage and must hold exactly the histogram after every call.

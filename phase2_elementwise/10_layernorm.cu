@@ -36,8 +36,7 @@ namespace {
 //   disjoint parts of a row combine exactly into those of their union (Chan, Golub & LeVeque): work out
 //   the correction term, or read the hints.
 // - Every row length: cols % 4 != 0 leaves every row after the first off 16-byte alignment, and x,
-//   gamma, beta or y may start 4 bytes past a 16-byte boundary: float4 only where every access is
-//   aligned, floats otherwise (as 2.05's launcher decides).
+//   gamma, beta or y may start 4 bytes past a 16-byte boundary: a 16-byte access must be aligned.
 // - Constant rows: x - mean must come out exactly 0, so that y = beta exactly and rstd = 1 / sqrt(eps).
 // - Lanes and threads without data still reach every full-mask shuffle and every __syncthreads, with a
 //   partial that changes nothing (count 0). Offsets in size_t: rows * cols may pass 2^31.

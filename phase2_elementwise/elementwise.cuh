@@ -62,7 +62,6 @@ using LayernormLauncher = void (*)(const float* x, const float* gamma, const flo
 // float-aligned address; x is read once. Inputs are finite (rows with inf or NaN are not required),
 // eps > 0. The statistics must survive a mean far larger than the spread (1e4 + noise of std 1): no
 // E[x^2] - E[x]^2 in float. A constant row (variance 0) gives mean = its value, rstd = 1 / sqrt(eps)
-// and y = beta exactly: compute x - mean, exactly 0 there, before scaling (the tests' constant values,
-// such as 0.75, keep every partial sum exact).
+// and y = beta exactly (the tests' constant values, such as 0.75, keep every partial sum exact).
 void layernorm_forward(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
                        int rows, int cols, float eps, cudaStream_t stream);
