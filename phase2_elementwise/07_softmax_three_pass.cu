@@ -87,7 +87,12 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
   // max's own term makes sum >= 1 (no division by 0). -inf entries add expf(-inf) = 0.
   // TODO(2.07): sum, the row's sum of exp(x - max), in every thread, the same way as the max; use the
   //             accurate expf, not the fast __expf (about 7 lines).
-  // Pass 3: normalize. One division per row, then a multiply per element.
+  // Pass 3: normalize. One division per row, then a multiply per element. Is e * (1 / sum) as good
+  // as e / sum, e = exp(x - max)? It rounds twice (1 / sum, then the product) where the division
+  // rounds once: one extra rounding, at most half an ulp (u = 2^-24 relative). The test's bound
+  // already counts 2u for "1 / S and the product" (tests/07_softmax_three_pass_test.cpp), in the
+  // elements and in the row sum, so the reciprocal is within the tolerance, with the default IEEE
+  // 1.0f / sum (not --use_fast_math).
   // TODO(2.07): write exp(x - max) / sum for every element of the row with store_pack, one division
   //             per thread at most (about 8 lines).
 }
