@@ -80,7 +80,9 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
   // Row r starts at r * cols: compute it in std::size_t (rows x cols may pass 2^31).
   // TODO(2.07): row_in and row_out, this block's row of in and of out; packs, the number of packs in
   //             the row; scratch, the shared memory block_reduce needs (about 5 lines).
-  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max.
+  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max. `#pragma unroll 4`
+  // on a block-stride loop does not put 4 loads in flight: its trip count is unknown, so an exit test
+  // still sits between loads (see the phase README's pitfalls; 2.01's kItemsPerThread batches them).
   // TODO(2.07): row_max, the row's max, in every thread: each thread folds in the floats of its packs
   //             (load_pack), then block_reduce combines the threads (about 7 lines).
   // Pass 2: the sum of exp(x - max). Every term is at most exp(0) = 1, so nothing overflows, and the

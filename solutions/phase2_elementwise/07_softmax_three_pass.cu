@@ -83,7 +83,9 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
   float* row_out = out + start;
   const int packs = cols / V;
   __shared__ float scratch[kMaxWarps];
-  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max.
+  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max. `#pragma unroll 4`
+  // on a block-stride loop does not put 4 loads in flight: its trip count is unknown, so an exit test
+  // still sits between loads (see the phase README's pitfalls; 2.01's kItemsPerThread batches them).
   float row_max = -INFINITY;
 #pragma unroll 4
   for (int i = threadIdx.x; i < packs; i += blockDim.x) {
