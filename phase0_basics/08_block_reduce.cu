@@ -35,6 +35,8 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
 
   // Step 1: each thread sums its share in a register. The grid-stride loop keeps neighbouring threads
   // on neighbouring floats (coalesced) and lets a grid capped at one wave cover any n.
+  // `#pragma unroll 4` here would not put 4 loads in flight: the trip count is unknown, so an exit test
+  // still sits between loads (see the phase README's pitfalls; 2.01 shows what does batch them).
   float sum = 0.0f;
   // TODO(0.08): add this thread's share of in to sum with a grid-stride loop, as in 0.02 (about 4 lines;
   //             use std::size_t).

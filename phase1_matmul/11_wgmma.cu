@@ -10,7 +10,8 @@
 // ordering rules come with it: `wgmma.fence` before the first wgmma touches the accumulators,
 // `commit_group` to close a batch, `wait_group` before the results are read or the tile
 // overwritten, and `fence.proxy.async` so that shared memory written by ordinary stores (cp.async
-// included) is visible to the tensor cores, which read it through the async proxy.
+// included) is visible to the tensor cores, which read it through the async proxy; and one for the
+// compiler, which must not move its own accesses to the accumulators into the asynchronous window.
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel write the k loop over a stage (descriptors, fence, wgmma, commit, wait), the
 // proxy fence of the pipeline, and the epilogue from the wgmma accumulator layout.
@@ -79,8 +80,10 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
 
     // TODO(1.11): add this warpgroup's 64 x BN product of stage kt % STAGES to acc with Mma::mma, one
     //             k16 step per call, both operands through smem_descriptor_sw128. Order it as
-    //             hopper.cuh describes (fence, issue, commit, wait), and be finished with the stage
-    //             before the next iteration's copies may overwrite it (about 12 lines).
+    //             hopper.cuh describes (fence, issue, commit, wait), keep the compiler's own reads and
+    //             writes of acc out of the window in which the tensor cores own it (the README's 1.11),
+    //             and be finished with the stage before the next iteration's copies may overwrite it
+    //             (about 12 lines).
   }
   cp_async_wait<0>();
 

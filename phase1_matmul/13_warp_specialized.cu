@@ -98,6 +98,10 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         for (int k = 0; k < kBK / 16; ++k)
           Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
         wgmma_commit_group();
+        // One thread's wait speaks for its warpgroup: a wgmma is one operation of all 128 threads, and
+        // commit_group makes one wgmma-group per warpgroup, so when any thread's wait_group returns, the
+        // whole batch that read this stage (all 64 rows) is done. wait_group is .aligned: every thread
+        // of the warpgroup executes it, never a branch of them.
         // TODO(1.13): release the stage to the producer, but not before this warpgroup's wgmma
         //             are done reading it; empty[] expects one arrival per consumer warpgroup
         //             (about 3 lines).

@@ -71,7 +71,9 @@ __device__ inline void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-// Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma.
+// Keeps the compiler from moving accumulator reads or writes across an asynchronous wgmma. No
+// instruction: to the compiler a wgmma reads and writes d when issued and wgmma_wait_group touches no
+// register, so only this empty asm, which claims to read and write every register of d, pins them.
 template <int N>
 __device__ inline void wgmma_fence_operands(float (&d)[N]) {
 #pragma unroll

@@ -35,14 +35,16 @@ constexpr int kItemsPerThread = 4;
 // tanhf errs by at most 2 ulp (CUDA Programming Guide, mathematical functions). The tanh.approx.f32
 // instruction is one MUFU op but errs by up to 2^-11 relative, about 2000 times more, which shows in
 // the 4th digit; in a kernel that waits on memory the accurate tanhf costs nothing, so take it.
-// tanhf saturates to exactly +-1 for large |x|: gelu(-50) is 0.5 * -50 * 0 = -0.0, never NaN.
+// tanhf saturates to exactly +-1 for large |x|: gelu(-50) is 0.5 * -50 * 0 = -0.0, not NaN. But
+// at x = -inf the same product is -inf * 0 = NaN, while GELU(-inf) is 0, the limit (the API and the
+// test ask for it); GELU(+inf) = +inf comes out of the formula by itself.
 // ([[maybe_unused]] keeps the pristine stub, which does not call it yet, free of warnings.)
 [[maybe_unused]] __device__ __forceinline__ float gelu_tanh_scalar(float x) {
   // x + 0.044715 x^3 is a product plus x: one fused multiply-add (fmaf) computes it with a single
   // rounding at the end instead of one after the product and one after the sum.
   // TODO(2.02): return the tanh form of GELU of x from the header, all in float: f-suffixed
   //             constants (sqrt(2/pi) is 0.7978845608f), the accurate tanhf, no fast-math
-  //             intrinsic (about 2 lines).
+  //             intrinsic; 0, not NaN, for x = -inf (about 3 lines).
   return x;  // TODO(2.02): a placeholder so that the stub compiles; replace it with the formula.
 }
 

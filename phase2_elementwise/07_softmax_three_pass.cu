@@ -80,14 +80,21 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
   // Row r starts at r * cols: compute it in std::size_t (rows x cols may pass 2^31).
   // TODO(2.07): row_in and row_out, this block's row of in and of out; packs, the number of packs in
   //             the row; scratch, the shared memory block_reduce needs (about 5 lines).
-  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max.
+  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max. `#pragma unroll 4`
+  // on a block-stride loop does not put 4 loads in flight: its trip count is unknown, so an exit test
+  // still sits between loads (see the phase README's pitfalls; 2.01's kItemsPerThread batches them).
   // TODO(2.07): row_max, the row's max, in every thread: each thread folds in the floats of its packs
   //             (load_pack), then block_reduce combines the threads (about 7 lines).
   // Pass 2: the sum of exp(x - max). Every term is at most exp(0) = 1, so nothing overflows, and the
   // max's own term makes sum >= 1 (no division by 0). -inf entries add expf(-inf) = 0.
   // TODO(2.07): sum, the row's sum of exp(x - max), in every thread, the same way as the max; use the
   //             accurate expf, not the fast __expf (about 7 lines).
-  // Pass 3: normalize. One division per row, then a multiply per element.
+  // Pass 3: normalize. One division per row, then a multiply per element. Is e * (1 / sum) as good
+  // as e / sum, e = exp(x - max)? It rounds twice (1 / sum, then the product) where the division
+  // rounds once: one extra rounding, at most half an ulp (u = 2^-24 relative). The test's bound
+  // already counts 2u for "1 / S and the product" (tests/07_softmax_three_pass_test.cpp), in the
+  // elements and in the row sum, so the reciprocal is within the tolerance, with the default IEEE
+  // 1.0f / sum (not --use_fast_math).
   // TODO(2.07): write exp(x - max) / sum for every element of the row with store_pack, one division
   //             per thread at most (about 8 lines).
 }

@@ -16,8 +16,11 @@ __device__ __forceinline__ float relu_device(float x) {
 }
 
 // The tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with the accurate tanhf
-// (at most 2 ulp off), not the tanh.approx instruction (about 2^-11 relative error).
+// (at most 2 ulp off), not the tanh.approx instruction (about 2^-11 relative error). Where tanhf has
+// saturated to -1 the sum 1 + tanh is exactly 0 and GELU is -0.0; at x = -inf the product would be
+// -inf * 0 = NaN, so that case is the zero it tends to (elementwise.cuh: gelu(-inf) = 0).
 __device__ __forceinline__ float gelu_tanh_device(float x) {
   const float inner = kGeluScale * fmaf(kGeluCubic * x, x * x, x);
-  return 0.5f * x * (1.0f + tanhf(inner));
+  const float one_plus_tanh = 1.0f + tanhf(inner);
+  return one_plus_tanh == 0.0f ? -0.0f : 0.5f * x * one_plus_tanh;
 }

@@ -14,7 +14,9 @@
 void relu(const float* in, float* out, std::size_t n, cudaStream_t stream);
 
 // ---- 2.02 gelu ----------------------------------------------------------------------------------
-// The tanh approximation: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// The tanh approximation: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), with its limits at
+// the infinities: gelu(-inf) = 0 (either sign of zero; the formula as written gives -inf * 0 = NaN),
+// gelu(+inf) = +inf. NaN stays NaN. The same for every GELU of this phase (2.03, 2.04).
 void gelu_tanh(const float* in, float* out, std::size_t n, cudaStream_t stream);
 
 // ---- 2.03 vectorized ----------------------------------------------------------------------------

@@ -8,7 +8,8 @@
 #include "common/verify.h"
 
 double relu_reference(double x);
-// The tanh approximation of GELU in double (not erf: the kernels implement the tanh form).
+// The tanh approximation of GELU in double (not erf: the kernels implement the tanh form), extended
+// to the infinities by its limits: GELU(-inf) = 0 (returned as -0.0), GELU(+inf) = +inf; NaN stays NaN.
 double gelu_tanh_reference(double x);
 
 // Rows x cols in, row-major.

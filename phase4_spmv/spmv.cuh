@@ -116,7 +116,7 @@ struct BlockTiledView {
   const std::uint16_t* block_template = nullptr;
   const std::uint32_t* template_rows = nullptr;  // per template: byte i = row i's mask | first value << 4
   const int2* tile_window = nullptr;             // per tile: {first column, length}; length -1: read x directly
-  const float* values = nullptr;
+  const float* values = nullptr;                 // packed, block after block: 16-byte aligned (below)
 };
 
 class BlockTiledMatrix {
@@ -133,4 +133,13 @@ class BlockTiledMatrix {
   Storage* storage_;
 };
 
+// y = A x. What the launcher may assume about its two float arrays:
+//  - a.values starts on a 16-byte boundary: BlockTiledMatrix uploads it into an allocation of its own
+//    (cudaMalloc, 256-byte aligned), so values + v is 16-byte aligned exactly when v % 4 == 0, and a
+//    block row's values there may be read as one float4. A view made any other way must keep this.
+//  - x gets no such promise. As everywhere in this phase it is the caller's array of cols floats,
+//    only float-aligned, with nothing readable past x[cols - 1] (a block at the right edge names
+//    columns past it, and tools/sanitize_test.sh's memcheck runs allocate x to its exact size): read
+//    x one float at a time, never as float4. The tile's window in shared memory is 16-byte aligned
+//    and zero-padded to whole blocks, but a tile whose columns do not fit it reads x itself.
 void spmv_block_tiled(const BlockTiledView& a, const float* x, float* y, cudaStream_t stream);

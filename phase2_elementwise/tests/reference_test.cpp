@@ -21,6 +21,13 @@ TEST_CASE("relu and the tanh GELU match known values", "[host][p2]") {
   CHECK(std::fabs(gelu_tanh_reference(-1.0) + 0.1588080094) < 1e-9);
   CHECK(std::fabs(gelu_tanh_reference(10.0) - 10.0) < 1e-12);  // ~identity for large x
   CHECK(std::fabs(gelu_tanh_reference(-10.0)) < 1e-12);        // ~0 for very negative x
+  // The infinities by their limits (the formula alone gives -inf * 0 = NaN at -inf); NaN stays NaN.
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(gelu_tanh_reference(-inf) == 0.0);
+  CHECK(std::signbit(gelu_tanh_reference(-inf)));  // -0.0, as the float formula gives once tanh saturates
+  CHECK(gelu_tanh_reference(inf) == inf);
+  CHECK(std::isnan(gelu_tanh_reference(std::nan(""))));
+  CHECK(gelu_tanh_reference(-1e300) == 0.0);  // x^3 overflows to -inf in double: tanh(-inf) = -1, no NaN
 }
 
 TEST_CASE("rmsnorm divides by the root mean square plus eps, and maps a zero row to zeros", "[host][p2]") {

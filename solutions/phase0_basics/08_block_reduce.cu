@@ -35,6 +35,8 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
 
   // Step 1: each thread sums its share in a register. The grid-stride loop keeps neighbouring threads
   // on neighbouring floats (coalesced) and lets a grid capped at one wave cover any n.
+  // `#pragma unroll 4` here would not put 4 loads in flight: the trip count is unknown, so an exit test
+  // still sits between loads (see the phase README's pitfalls; 2.01 shows what does batch them).
   float sum = 0.0f;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid; i < n; i += stride) {

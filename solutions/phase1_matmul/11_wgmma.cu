@@ -10,7 +10,8 @@
 // ordering rules come with it: `wgmma.fence` before the first wgmma touches the accumulators,
 // `commit_group` to close a batch, `wait_group` before the results are read or the tile
 // overwritten, and `fence.proxy.async` so that shared memory written by ordinary stores (cp.async
-// included) is visible to the tensor cores, which read it through the async proxy.
+// included) is visible to the tensor cores, which read it through the async proxy; and one for the
+// compiler, which must not move its own accesses to the accumulators into the asynchronous window.
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel write the k loop over a stage (descriptors, fence, wgmma, commit, wait), the
 // proxy fence of the pipeline, and the epilogue from the wgmma accumulator layout.

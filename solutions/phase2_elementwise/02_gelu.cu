@@ -35,13 +35,17 @@ constexpr int kItemsPerThread = 4;
 // tanhf errs by at most 2 ulp (CUDA Programming Guide, mathematical functions). The tanh.approx.f32
 // instruction is one MUFU op but errs by up to 2^-11 relative, about 2000 times more, which shows in
 // the 4th digit; in a kernel that waits on memory the accurate tanhf costs nothing, so take it.
-// tanhf saturates to exactly +-1 for large |x|: gelu(-50) is 0.5 * -50 * 0 = -0.0, never NaN.
+// tanhf saturates to exactly +-1 for large |x|: gelu(-50) is 0.5 * -50 * 0 = -0.0, not NaN. But
+// at x = -inf the same product is -inf * 0 = NaN, while GELU(-inf) is 0, the limit (the API and the
+// test ask for it); GELU(+inf) = +inf comes out of the formula by itself.
 // ([[maybe_unused]] keeps the pristine stub, which does not call it yet, free of warnings.)
 [[maybe_unused]] __device__ __forceinline__ float gelu_tanh_scalar(float x) {
   // x + 0.044715 x^3 is a product plus x: one fused multiply-add (fmaf) computes it with a single
   // rounding at the end instead of one after the product and one after the sum.
   const float inner = 0.7978845608028654f * fmaf(0.044715f * x, x * x, x);  // sqrt(2 / pi) in float
-  return 0.5f * x * (1.0f + tanhf(inner));
+  const float one_plus_tanh = 1.0f + tanhf(inner);
+  // because 1 + tanh is exactly 0 where tanhf saturates, and x = -inf would make 0.5 x times it NaN.
+  return one_plus_tanh == 0.0f ? -0.0f : 0.5f * x * one_plus_tanh;
 }
 
 __global__ void gelu_tanh_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {

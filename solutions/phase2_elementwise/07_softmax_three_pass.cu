@@ -83,7 +83,9 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
   float* row_out = out + start;
   const int packs = cols / V;
   __shared__ float scratch[kMaxWarps];
-  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max.
+  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max. `#pragma unroll 4`
+  // on a block-stride loop does not put 4 loads in flight: its trip count is unknown, so an exit test
+  // still sits between loads (see the phase README's pitfalls; 2.01's kItemsPerThread batches them).
   float row_max = -INFINITY;
 #pragma unroll 4
   for (int i = threadIdx.x; i < packs; i += blockDim.x) {
@@ -102,7 +104,12 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
     for (int k = 0; k < V; ++k) sum += expf(p.v[k] - row_max);
   }
   sum = block_reduce(sum, 0.0f, SumOp{}, scratch);
-  // Pass 3: normalize. One division per row, then a multiply per element.
+  // Pass 3: normalize. One division per row, then a multiply per element. Is e * (1 / sum) as good
+  // as e / sum, e = exp(x - max)? It rounds twice (1 / sum, then the product) where the division
+  // rounds once: one extra rounding, at most half an ulp (u = 2^-24 relative). The test's bound
+  // already counts 2u for "1 / S and the product" (tests/07_softmax_three_pass_test.cpp), in the
+  // elements and in the row sum, so the reciprocal is within the tolerance, with the default IEEE
+  // 1.0f / sum (not --use_fast_math).
   const float inv_sum = 1.0f / sum;
 #pragma unroll 4
   for (int i = threadIdx.x; i < packs; i += blockDim.x) {

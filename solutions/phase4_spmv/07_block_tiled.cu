@@ -43,6 +43,9 @@ static_assert(kSlots * 4 == kWarpSize, "a lane is one row (0..3) of one block sl
 
 // Block row br (matrix rows 4 br .. 4 br + 3) by one warp. xs: the tile's x window or x itself (the
 // positions were pre-decoded for the one in use); shared_rows: the first kSharedTemplates descriptors.
+// Alignment (spmv.cuh): a.values is 16-byte aligned, so a row's values may be one float4 when their
+// offset is a multiple of 4; x is only float-aligned and ends at x[cols - 1], so xs is read one float
+// at a time (when xs is x itself, a float4 of an edge block would read past the end).
 __device__ void block_row_spmv(const BlockTiledView& a, const float* xs, const std::uint32_t* shared_rows, int br,
                                float* y) {
   const int lane = threadIdx.x % kWarpSize;
@@ -103,7 +106,7 @@ struct BlockTiledMatrix::Storage {
   wb::DeviceBuffer<std::uint16_t> block_template;
   wb::DeviceBuffer<std::uint32_t> template_rows;
   wb::DeviceBuffer<int2> tile_window;
-  wb::DeviceBuffer<float> values;
+  wb::DeviceBuffer<float> values;  // an allocation of its own: 256-byte aligned, as spmv.cuh promises
 };
 
 BlockTiledMatrix::BlockTiledMatrix(const wb::sparse::PatternBlocks& p) : storage_(new Storage) {

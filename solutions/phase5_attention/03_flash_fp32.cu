@@ -90,8 +90,13 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
 // exp(s - m_new). The 16 threads that share a row (same ty, tx = 0..15: one half-warp) must agree on
 // the tile's max and on its sum, so combine their values with shuffles inside the half-warp.
 // While m is -inf (no logit seen yet), exp(m - m_new) is exp(-inf) = 0, which is right; but if a row
-// saw no visible key in the tile too, m_new is -inf and exp(-inf - -inf) is NaN: keep such a row as it
-// is. p_tile[row][key] receives exp(s - m_new), for the P V step.
+// saw no visible key in the tile too, m_new is -inf and exp(-inf - -inf) is NaN: such a row must come
+// out of the update as it went in (m, l and acc unchanged, probabilities 0). A warp holds two rows (its
+// two half-warps), and a full-mask __shfl_xor_sync needs all 32 lanes to arrive: the row with nothing
+// visible still takes part in every shuffle (its -inf logits combine like any others) and is left alone
+// by what it does with the results, never by branching around them. Such a branch splits the warp, which
+// is undefined behaviour that no test shows (here every tile holds key k0, which every row sees).
+// p_tile[row][key] receives exp(s - m_new), for the P V step.
 template <int D>
 __device__ void online_update(const float (&s)[kRows][kKeys], float (&m)[kRows], float (&l)[kRows],
                               float (&acc)[kRows][D / 16], float* p_tile) {

@@ -34,9 +34,14 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxRowsPerWarp = 8;  // query rows that share one pass over the keys (seq_q > 8: groups)
 constexpr int kLoadsPerStep = 8;    // 16-byte loads of K, and as many of V, in flight per lane per step
-// The split heuristic: about this many warps per SM keep its loads in flight (each has 16 x 16 bytes
-// per lane outstanding: 8 KiB a warp), and no split is shorter than kMinKeysPerSplit keys, so the
-// partials (d + 2 floats per row and split) stay under 1% of the keys' bytes.
+// The split heuristic, two limits on the split count. Warps: the heads x query groups x splits warps
+// should number at least kWarpsPerSm per SM, enough to keep its loads in flight (each warp has 16 x 16
+// bytes per lane outstanding: 8 KiB), so the count is the smallest that reaches kWarpsPerSm x sm_count
+// warps (rounded up, never down). Keys: no more splits than the cache has pieces of kMinKeysPerSplit
+// keys, a partial last piece counted as one, so that a split's partial (d + 2 floats per row) stays a
+// small fraction of what it reads (0.4% at 128 keys). Where the two disagree (few heads, or few
+// keys) the key limit wins, even if some SMs then get no warp: shorter splits would cost more in
+// partials and merging than their keys are worth. At least 1 split, always.
 constexpr int kWarpsPerSm = 16;
 constexpr int kMinKeysPerSplit = 128;
 
