@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Graded test for 1.07 warptiling: the shared SGEMM grader on the standard shapes, plus shapes that
 // take the whole-tile fast path (with beta != 0, so its float4 read of C is checked) and shapes whose
-// only tail lies in one dimension (the guarded kernel must handle each alone).
+// only tail lies in one dimension (the guarded kernel must handle each alone), and K = 0 with whole M and
+// N tiles (a fast path that loads its first K tile unconditionally would read a zero-size A: memcheck).
 #include <vector>
 
 #include "common/testing.h"
@@ -22,6 +23,7 @@ std::vector<MatmulCase> tile_edge_cases() {
       {256, 256, 100, 1.0f, 0.0f},  // a tail in K only
       {256, 250, 64, -1.0f, 0.5f},  // a tail in N only
       {250, 256, 64, 1.0f, 1.0f},   // a tail in M only
+      {256, 256, 0, 1.0f, 0.5f},    // K = 0 with whole M and N tiles: C = beta C, and A and B are never read
   };
 }
 
