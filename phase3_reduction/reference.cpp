@@ -218,8 +218,9 @@ std::string judge_scan_values(const std::vector<T>& x, const std::vector<T>& got
     }
     if (is_nan) ++nans;
     if (shown.size() < kScanShown) {
-      std::string got_text = is_untouched ? std::string("untouched (poison)")
-                                          : (kInt ? scan_value(static_cast<int>(g)) : scan_value(static_cast<double>(g)));
+      std::string got_text = is_untouched
+                                 ? std::string("untouched (poison)")
+                                 : (kInt ? scan_value(static_cast<int>(g)) : scan_value(static_cast<double>(g)));
       shown.push_back(ScanMismatch{i, expected_text, got_text});
     }
   }
@@ -231,19 +232,18 @@ std::string judge_scan_values(const std::vector<T>& x, const std::vector<T>& got
     out << "Output untouched: no element of out was written" << count
         << ". Is the kernel implemented, and is it launched (a grid of at least one block per tile)?";
   } else if (untouched > 0 && untouched == n - first_untouched) {
-    out << "The last " << untouched << " elements were never written (poison from index " << first_untouched
-        << " on" << count
-        << "): the last, partial tile is dropped, or the grid covers too few tiles. With n not a multiple of "
+    out << "The last " << untouched << " elements were never written: poison from index " << first_untouched << " on"
+        << count
+        << ". The last, partial tile is dropped, or the grid covers too few tiles. With n not a multiple of "
            "the tile, ceil(n / tile) tiles are needed; the last one loads zeros (the identity of +) past n and "
            "stores only below n.";
   } else if (untouched > 0) {
-    out << untouched << " elements were never written (still poison), the first at index " << first_untouched
-        << count
-        << ": some threads, vectors or warps of a tile never store their results (a bound that skips the "
+    out << untouched << " elements were never written: still poison, the first at index " << first_untouched << count
+        << ". Some threads, vectors or warps of a tile never store their results (a bound that skips the "
            "partial vector at the end of the data, a warp that returns early).";
   } else if (nans > 0) {
-    out << "NaN in " << nans << " elements, the first at index " << first_bad << count
-        << ": a NaN comes from reading memory nobody wrote: a status word or counter of the workspace before "
+    out << "Not a number (NaN) in " << nans << " elements: the first at index " << first_bad << count
+        << ". A NaN comes from reading memory nobody wrote: a status word or counter of the workspace before "
            "the launcher initialised it (it arrives full of garbage), a shared-memory slot never filled, or a "
            "load past n.";
   } else if (exclusive) {
@@ -251,8 +251,8 @@ std::string judge_scan_values(const std::vector<T>& x, const std::vector<T>& got
         << ". This task is the inclusive scan: every element adds its own value too.";
   } else if (first_bad > 0 && steps > 0 && step_gcd >= 32 && steps * 32 <= n) {
     out << "Wrong carry between tiles: out is right up to index " << first_bad - 1
-        << ", and from there the error (got - expected) is constant over long stretches and changes only at "
-        << steps << " indices (";
+        << ", and from there the error (got - expected) is constant over long stretches and changes only at " << steps
+        << " indices (";
     for (std::size_t k = 0; k < first_steps.size(); ++k) out << (k ? ", " : "") << first_steps[k];
     out << (steps > first_steps.size() ? ", ..." : "") << "), all multiples of " << step_gcd << count
         << ". The scan inside each tile is right; what a tile adds for the elements before it is not. A "
@@ -269,7 +269,8 @@ std::string judge_scan_values(const std::vector<T>& x, const std::vector<T>& got
            "values also change from run to run), a shuffle with the wrong offset or lanes, the partial of a "
            "thread, vector or warp added twice or not at all, or elements loaded from the wrong place.";
   }
-  out << "\n" << bad << " of " << n << " elements wrong (first at index " << first_bad << ", last at " << last_bad
+  out << "\n"
+      << bad << " of " << n << " elements wrong (first at index " << first_bad << ", last at " << last_bad
       << "); the first ones:\n";
   for (const ScanMismatch& m : shown)
     out << "  out[" << m.index << "] = " << m.got << ", expected " << m.expected << "\n";

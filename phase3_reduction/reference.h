@@ -47,7 +47,7 @@ double float_prefix_tolerance(std::size_t i, double prefix_abs);
 // float_prefix_tolerance of the exact prefix, or to the last bit when `exact` (inputs every association
 // adds exactly). Otherwise the teaching message, which starts with what went wrong: "Output untouched",
 // "Exclusive scan", "The last k elements were never written" (the last, partial tile), "k elements were
-// never written", "NaN", "Wrong carry between tiles" (the error changes only at multiples of a stride:
+// never written", "Not a number (NaN)", "Wrong carry between tiles" (the error changes only at multiples of a stride:
 // what a tile adds for the tiles before it) or "Wrong values inside the tiles"; then the first wrong
 // elements.
 std::string judge_scan(const std::vector<int>& x, const std::vector<int>& got);
