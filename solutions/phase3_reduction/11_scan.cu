@@ -8,7 +8,7 @@
 // ints modulo 2^32 (exact), floats within i u sum|in[0..i]|; any n, in and out 16-byte aligned and
 // distinct (in == out is not supported). Each element is read once and written once: the tiles of one
 // launch pass their sums along, never a second pass over the data, and the scan must finish however
-// many tiles there are (why numbering tiles by blockIdx.x can deadlock: below, above the kernels' TODO).
+// many tiles there are (why numbering tiles by blockIdx.x can deadlock: below, under "Forward progress").
 // You decide: how many elements a thread and a tile take; how a tile finds the sum of everything before
 //             it; what a tile's status word holds, and how it is published and reset.
 // Source: Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA Technical
