@@ -11,7 +11,7 @@
 // Run:   ./workbook run 3.10 [-- --size 256M]
 // Check: ./workbook check 3.10
 // Aim:   100% of CUB by definition (the line shows the run-to-run noise); about 3050 GB/s on an H100.
-// Previous: 3.09 single_launch. Next: phase 4, SpMV.
+// Previous: 3.09 single_launch. Next: 3.11 scan, the capstone.
 
 #include <cub/device/device_reduce.cuh>
 #include <stdexcept>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CUB's device-wide sum, the phase's yardstick. The only file of the phase's support library that
-// includes CUB (heavy headers stay out of everything else).
+// includes CUB's reduction (heavy headers stay out of everything else; CUB's scan, 3.11's yardstick,
+// lives in cub_scan.cu).
 #include <cub/device/device_reduce.cuh>
 
 #include "common/buffer.h"

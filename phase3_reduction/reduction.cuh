@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Phase 3 launchers: the sum of n elements, one rung of the reduction ladder each. Every launcher
-// has the same shape,
+// Phase 3 launchers: the sum of n elements, one rung of the reduction ladder each, and the inclusive
+// scan of the capstone (3.11, at the end). Every reduce launcher has the same shape,
 //   void reduce_x(const T* in, T* out, std::size_t n, T* workspace, cudaStream_t stream);
 // in: n device elements (left unchanged; 16-byte aligned, as cudaMalloc returns them, for the
 // rungs with vector loads); out: one device element, the sum (0 for n = 0); workspace: device
@@ -114,3 +114,41 @@ void reduce_block_atomics(const float* in, float* out, std::size_t n, float* wor
 // ---- 3.10 cub_reference ---------------------------------------------------------------------------
 // cub::DeviceReduce::Sum with its temporary storage taken from the workspace.
 void reduce_cub(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
+
+// ---- 3.11 scan (the capstone) ---------------------------------------------------------------------
+// The inclusive prefix sum, out[i] = in[0] + in[1] + ... + in[i] for every i < n, in one pass over the
+// data: each element read once and written once.
+//   ints:   added modulo 2^32 (two's complement wrap-around), exactly as the CPU reference adds them in
+//           uint32 arithmetic, so every int result is exact and checked to the last bit at any n.
+//   floats: each out[i] is a float sum of in[0..i] in some association, so it is within
+//           i u (|in[0]| + ... + |in[i]|) of the exact sum, u = 2^-24 (Higham's bound for any order of
+//           summation, the phase's sum tolerance applied to each prefix), and exact where every partial
+//           sum is representable (small integers: n max|in| <= 2^24). Which tiles a look-back finds
+//           finished depends on timing, so the last bits may change from run to run.
+// in, out: n device elements, 16-byte aligned (as cudaMalloc returns them), not overlapping: in == out
+// is not supported. n: any count (0 does nothing; 2^31 and more are fine where memory allows).
+// workspace: device memory of workspace_bytes >= scan_workspace_bytes(n) bytes, aligned as cudaMalloc
+// returns it, for the tiles' status words and the tile counter. It holds garbage on entry (the tests
+// poison it): the launcher initialises what it uses, on `stream`, on every call. Launchers enqueue on
+// `stream`, check each launch (CUDA_CHECK_KERNEL), never synchronize, and throw std::invalid_argument
+// for a workspace that is too small or a misaligned pointer.
+template <typename T>
+using ScanLauncher = void (*)(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_bytes,
+                              cudaStream_t stream);
+
+// The workspace bound every scan design may rely on: tiles of at least kScanMinTileElements elements,
+// up to kScanStatusBytesPerTile bytes of status each, and kScanFixedWorkspaceBytes more for counters.
+// For n = 256M: 16 MiB, 1.6% of the input.
+constexpr std::size_t kScanMinTileElements = 256;
+constexpr std::size_t kScanStatusBytesPerTile = 16;
+constexpr std::size_t kScanFixedWorkspaceBytes = 256;
+inline std::size_t scan_workspace_bytes(std::size_t n) {
+  return kScanFixedWorkspaceBytes + (n + kScanMinTileElements - 1) / kScanMinTileElements * kScanStatusBytesPerTile;
+}
+
+// Single-pass scan with decoupled look-back (Merrill & Garland, 2016): tiles numbered in the order
+// their blocks start, each publishing its sum and then its inclusive prefix for the tiles after it.
+void scan_inclusive(const int* in, int* out, std::size_t n, void* workspace, std::size_t workspace_bytes,
+                    cudaStream_t stream);
+void scan_inclusive_float(const float* in, float* out, std::size_t n, void* workspace, std::size_t workspace_bytes,
+                          cudaStream_t stream);

@@ -1,54 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "phase3_reduction/tests/grading.h"
 
-#include <cstring>
 #include <functional>
 
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/testing.h"
 #include "phase3_reduction/reference.h"
+#include "phase3_reduction/tests/guarded_input.h"
 
 namespace {
-
-// Guard elements on each side of the input: more than any block reads past its share (a block of
-// 1024 threads loading float4s reads at most 4096 elements).
-constexpr std::size_t kInputGuard = 4096;
-
-// The input between guards of huge values (16 KiB of front guard keeps data() 256-byte aligned).
-// Under WB_EXACT_INPUTS (the memcheck run of the grade) nothing follows the input, so memcheck
-// reports a read past n even when the kernel masks the value it read (wb::guard_layout).
-template <typename T>
-class GuardedInput {
- public:
-  GuardedInput(const std::vector<T>& values, T guard)
-      : n_(values.size()), layout_(wb::guard_layout(kInputGuard, sizeof(T), wb::exact_inputs_mode())) {
-    all_.reserve(layout_.front + n_ + layout_.back);
-    all_.assign(layout_.front, guard);
-    all_.insert(all_.end(), values.begin(), values.end());
-    all_.insert(all_.end(), layout_.back, guard);
-    storage_ = wb::DeviceBuffer<T>(all_);
-  }
-  const T* data() const { return storage_.data() + layout_.front; }
-  // "" when the input and its guards are bit for bit what was uploaded.
-  std::string changes() const {
-    if (all_.empty()) return "";
-    const std::vector<T> now = storage_.download();
-    if (std::memcmp(now.data(), all_.data(), all_.size() * sizeof(T)) == 0) return "";
-    std::size_t first = 0;
-    while (std::memcmp(&now[first], &all_[first], sizeof(T)) == 0) ++first;
-    const long long index = static_cast<long long>(first) - static_cast<long long>(layout_.front);
-    return "The input was modified (first at index " + std::to_string(index) + " of n = " + std::to_string(n_) +
-           "): a reduction must leave its input as it found it. Write partial sums to shared memory or to the "
-           "workspace, never back into `in`.";
-  }
-
- private:
-  std::size_t n_;
-  wb::GuardLayout layout_;
-  std::vector<T> all_;
-  wb::DeviceBuffer<T> storage_;
-};
 
 template <typename T>
 std::string run_and_judge(const char* launcher, ReduceLauncher<T> reduce, const std::vector<T>& input, T guard,
@@ -65,7 +26,9 @@ std::string run_and_judge(const char* launcher, ReduceLauncher<T> reduce, const 
   const wb::GuardReport workspace_guards = workspace.check_guards();
   if (!workspace_guards.ok())
     return workspace_guards.describe(std::string(launcher) + " workspace (reduce_workspace_elements(n) elements)");
-  const std::string changed = din.changes();
+  const std::string changed = din.changes(
+      "a reduction must leave its input as it found it. Write partial sums to shared memory or to the workspace, "
+      "never back into `in`.");
   if (!changed.empty()) return changed;
   return judge(out.download()[0]);
 }

@@ -16,7 +16,7 @@
 // Check: ./workbook check 4.01
 // Aim:   about 3% of memcpy on an H100 (uniform, 64M entries: 15 ms; the row sort dominates). It runs
 //        once per matrix; SpMV runs thousands of times.
-// Previous: phase 3 (the scan). Next: 4.02 csr_scalar.
+// Previous: 3.11 scan (phase 3's capstone). Next: 4.02 csr_scalar.
 
 #include <cstddef>
 #include <cstdint>

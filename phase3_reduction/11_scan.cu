@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// 3.11 scan (capstone): the inclusive prefix sum of a gigabyte of ints in one pass, at CUB's speed.
+//
+// You learn: to design a single-pass scan from the phase's pieces (3.07's loads, 3.08's shuffles, 3.09's
+// blocks that talk through global memory): tiles that hand their sums forward while they run, and what
+// keeps blocks that wait on one another from waiting forever.
+// Task: scan_inclusive and scan_inclusive_float (reduction.cuh): out[i] = in[0] + ... + in[i] for i < n,
+// ints modulo 2^32 (exact), floats within i u sum|in[0..i]|; any n, in and out 16-byte aligned and
+// distinct (in == out is not supported). Each element is read once and written once: the tiles of one
+// launch pass their sums along, never a second pass over the data, and the scan must finish however
+// many tiles there are (why numbering tiles by blockIdx.x can deadlock: below, under "Forward progress").
+// You decide: how many elements a thread and a tile take; how a tile finds the sum of everything before
+//             it; what a tile's status word holds, and how it is published and reset.
+// Source: Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA Technical
+// Report NVR-2016-002, 2016); the CUB documentation, cub::DeviceScan; Harris, Sengupta & Owens, "Parallel
+// Prefix Sum (Scan) with CUDA" (GPU Gems 3, chapter 39).
+// Run:   ./workbook run 3.11 [-- --size 256M]
+// Check: ./workbook check 3.11
+// Aim:   >= 100% of CUB's DeviceScan::InclusiveSum in the same run on 256M ints (1 GiB), toward 90% of a
+//        copy (H100: CUB moves about 2450 GB/s read + written, 81% of a copy).
+// Previous: 3.10 cub_reference. Next: phase 4, SpMV.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "common/workbook.h"
+#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/reduction.cuh"
+
+namespace {
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// What decides correctness, whatever your design:
+// - One pass. A tile (one block's share of the input) scans its own elements, but its outputs also need
+//   the sum of every element before it, which other blocks of the same launch are adding up right now.
+//   Tiles publish what they know in status words in the workspace, and a tile reads its predecessors'
+//   words, never their elements.
+// - Forward progress. Only some blocks are resident at once, and nothing promises that they start in
+//   blockIdx.x order. A tile numbered blockIdx.x that waits for tile blockIdx.x - 1 can hold an SM while
+//   that tile's block has not started, and it never will if every resident block waits the same way: a
+//   deadlock. Number tiles in the order their blocks start (a counter in the workspace, atomicAdd), so
+//   that a tile only ever waits on tiles that have started, and let every started tile publish
+//   something without waiting on anyone: then every wait ends. Wait with a short __nanosleep between
+//   reads (bounded, doubling), never with a timeout.
+// - Publication. A reader must never pair the flag of one update with the value of another, and each
+//   read of a wait loop must go to memory (not be hoisted out of the loop by the compiler, nor served by
+//   the SM's own L1, which does not see other SMs' stores).
+// - The workspace arrives full of garbage (the tests poison it, then call twice on the same one): the
+//   launcher resets what the kernel reads, on the stream, before every launch.
+// - Arithmetic. Ints wrap modulo 2^32: add them as unsigned (signed overflow is undefined in C++).
+//   Floats: make every out[i] a sum of in[0..i], with no subtraction (in float, x + y - y need not be x).
+// - Tails. Any n: a 16-byte load or store only where all four of its elements are below n; zeros (the
+//   identity of +) stand in for the elements past n, and nothing is stored there.
+// - Speed. A copy's traffic and no more: 8 bytes per element, several 16-byte loads in flight per thread,
+//   nothing read twice from DRAM. A tile's wait for its predecessors is hidden by the other blocks on its
+//   SM, so keep a few of them resident.
+// TODO(3.11): write the kernel(s) that launch_scan launches, and their helpers: one pass over the data
+//             that leaves out[i] = in[0] + ... + in[i] for every i < n, within the constraints above, on
+//             unsigned ints (the int scan, modulo 2^32) and on floats (about 150 lines).
+
+}  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
+
+namespace {
+
+// Enqueues the scan of in[0, n) into out on `stream`, T = int or float; `launcher` names the caller in
+// error messages.
+template <typename T>
+void launch_scan(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_bytes, cudaStream_t stream,
+                 const char* launcher) {
+  // TODO(3.11): refuse misaligned pointers and a workspace smaller than your kernel needs (at most
+  //             scan_workspace_bytes(n) bytes) with a std::invalid_argument naming `launcher`; for n = 0
+  //             do nothing (a grid of 0 blocks is an invalid launch); otherwise reset what your kernel
+  //             reads from the workspace, on `stream`, launch your kernel(s) on `stream` (ints as unsigned
+  //             ints) and check each launch with CUDA_CHECK_KERNEL() (about 25 lines). Then delete the
+  //             (void) line below: it only silences unused-parameter warnings.
+  (void)in, (void)out, (void)n, (void)workspace, (void)workspace_bytes, (void)stream, (void)launcher;  // TODO(3.11)
+}
+
+}  // namespace
+
+void scan_inclusive(const int* in, int* out, std::size_t n, void* workspace, std::size_t workspace_bytes,
+                    cudaStream_t stream) {
+  launch_scan(in, out, n, workspace, workspace_bytes, stream, "scan_inclusive");
+}
+
+void scan_inclusive_float(const float* in, float* out, std::size_t n, void* workspace, std::size_t workspace_bytes,
+                          cudaStream_t stream) {
+  launch_scan(in, out, n, workspace, workspace_bytes, stream, "scan_inclusive_float");
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+// Napkin math: a scan reads each element once and writes it once, 8 bytes per element: 256M ints move
+// 2 GiB, about 0.72 ms at the ~3.0 TB/s a copy reaches on an H100, and CUB's InclusiveSum takes about
+// 0.88 ms (2450 GB/s). The add is free; the time goes to bytes in flight, and to how long a tile waits
+// for the sum of the tiles before it.
+int scan_lesson(wb::Lesson& lesson) {
+  return run_scan_lesson(lesson, scan_inclusive, scan_inclusive_float);
+}
+
+}  // namespace
+
+WB_LESSON(scan_lesson, "inclusive scan in one pass: tiles that pass their sums along, against CUB's InclusiveSum");
