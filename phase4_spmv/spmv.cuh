@@ -134,3 +134,10 @@ class BlockTiledMatrix {
 };
 
 void spmv_block_tiled(const BlockTiledView& a, const float* x, float* y, cudaStream_t stream);
+
+// ---- 4.09 spmm (the capstone) -----------------------------------------------------------------------
+// Y = A X: A sparse (CSR, rows x cols), X dense row-major cols x k (row c at X[c * k .. c * k + k)), Y
+// dense row-major rows x k, float values. k is 64 or 128, and X and Y start on a 16-byte boundary
+// (cudaMalloc gives 256); anything else throws std::invalid_argument. Every element of Y is written,
+// the rows of empty rows of A included (zeros), whatever Y held before.
+void spmm_csr(const CsrView& a, const float* x, float* y, int k, cudaStream_t stream);
