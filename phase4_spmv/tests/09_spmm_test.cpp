@@ -2,10 +2,10 @@
 // Graded tests for 4.09 spmm: Y = A X at k = 64 and k = 128 on the SpMM suite (tests/spmm_grading.h):
 // the phase's matrices (no rows, no entries, empty rows, a dense row, one row holding every entry, 31
 // and 33 rows, wide and tall, the five generators near 1000 rows, .mtx files), primes, rows around the
-// lengths a kernel splits at, rows of 40000 to 65536 entries at the start, middle and end, a long row
-// among empty ones, and the generators at 262144 rows. X is ringed with NaN canaries, Y poisoned and
-// guarded, each element of Y within its derived bound; a second call on the same Y must give Y again;
-// a k other than 64 and 128, or a misaligned X or Y, is refused.
+// lengths a kernel splits at, a power-law matrix with rows of 40000 to 65536 entries at the start,
+// middle and end, a long row among empty ones, and the generators at 262144 rows. X is ringed with NaN
+// canaries, Y poisoned and guarded, each element of Y within its derived bound; a second call on the
+// same Y must give Y again; a k other than 64 and 128, or a misaligned X or Y, is refused.
 #include <stdexcept>
 #include <vector>
 

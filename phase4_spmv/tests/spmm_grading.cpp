@@ -25,16 +25,17 @@ sp::Csr rows_around_split_lengths() {
       2000, 4000, [](int r) { return r % 200 == 7 ? kLengths[r / 200] : r % 6; }, 53);
 }
 
-// Three rows far longer than any split threshold: the first (every column), one in the middle and the
-// last (a prime length), among 20011 rows of 0 to 7 entries.
-sp::Csr three_very_long_rows() {
+// A power-law matrix (rows up to 1000 entries) with three rows far longer than any split threshold:
+// the first (every column), one in the middle and the last (a prime length).
+sp::Csr power_law_with_very_long_rows() {
+  const sp::Csr base = sp::power_law(20011, 65536, 2.0, 1000, 54);
   return rows_of_lengths(
-      20011, 65536,
-      [](int r) {
+      base.rows, base.cols,
+      [&base](int r) {
         if (r == 0) return 65536;
         if (r == 10005) return 40000;
         if (r == 20010) return 50021;
-        return r % 8;
+        return base.row_ptr[r + 1] - base.row_ptr[r];
       },
       54);
 }
@@ -157,9 +158,9 @@ std::vector<SpmmCase> spmm_suite() {
       {"rows of 31, 32, 33, 511, 512, 513, 1023, 1024, 1025 and 2049 entries among rows of 0 to 5, 2000 x 4000 "
        "(seed 53)",
        rows_around_split_lengths},
-      {"rows 0, 10005 and 20010 of 20011 hold 65536 (all columns), 40000 and 50021 entries, the others 0 to 7 "
-       "(seed 54)",
-       three_very_long_rows},
+      {"powerlaw 20011 x 65536 (rows up to 1000) whose rows 0, 10005 and 20010 hold 65536 (all columns), 40000 "
+       "and 50021 entries (seed 54)",
+       power_law_with_very_long_rows},
       {"row 5000 of 10001 holds 30000 entries, every other row is empty (seed 55)",
        [] {
          return rows_of_lengths(

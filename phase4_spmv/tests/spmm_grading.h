@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The grader of 4.09 spmm (Y = A X, X and Y dense row-major with k columns): the phase's matrix suite
-// (tests/grading.h) plus rows around the lengths a kernel might split at, rows of 40000 to 65536 entries
-// at the start, the middle and the end, a long row among empty ones, primes and larger generated
-// matrices; X ringed with NaN canaries (a read out of range gives NaN), Y poisoned (an unwritten element
-// shows) and guarded (a write past the end shows), and the per-element bound of spmm_reference.h. A
-// failure ends with a sentence that names the likely bug: empty rows not stored, columns of Y no lane
-// covers, the last rows skipped, X read column-major, the pieces of long rows lost or added onto poison.
+// (tests/grading.h) plus rows around the lengths a kernel might split at, a power-law matrix with rows
+// of 40000 to 65536 entries at the start, middle and end, a long row among empty ones, primes and
+// larger generated matrices; X ringed with NaN canaries (a read out of range gives NaN), Y poisoned (an
+// unwritten element shows) and guarded (a write past the end shows), and the per-element bound of
+// spmm_reference.h. A failure ends with a sentence that names the likely bug: empty rows not stored,
+// columns of Y no lane covers, the last rows skipped, X read column-major, the pieces of long rows lost
+// or added onto poison.
 #pragma once
 
 #include <cstdint>
