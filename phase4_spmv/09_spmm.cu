@@ -71,7 +71,7 @@ namespace {
 // Napkin math: Y = A X moves at least A's 8 bytes an entry and its row pointers, X once and Y once:
 // on poisson at 4M rows and k = 64 that is 0.18 GB of A and 1.07 GB each of X and Y, 2.3 GB, 0.8 ms at
 // the 2.99 TB/s an H100 copies. cuSPARSE SpMM took 1.77 ms there (44% of that copy). On the uniform
-// matrix each row of Y gathers 16 random rows of X (16 GB at 4M rows, k = 64) that the least-traffic
+// matrix each row of Y gathers 16 random rows of X (17 GB at 4M rows, k = 64) that the least-traffic
 // count does not see: every kernel, cuSPARSE's too, stays far below the copy there.
 int spmm_lesson(wb::Lesson& lesson) {
   return run_spmm_lesson(lesson, "spmm_csr", [](DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t s) {
