@@ -14,7 +14,7 @@
 //        [--rows 4M] or --matrix file.mtx
 // Check: ./workbook check 4.08
 // Aim:   100% of cuSPARSE CSR (it is cuSPARSE, timed twice; a few % either way is noise).
-// Previous: 4.07 block_tiled. Next: phase 4's benchmark, p4_bench.
+// Previous: 4.07 block_tiled. Next: 4.09 spmm, the capstone.
 
 #include <cstddef>
 #include <memory>

@@ -7,6 +7,10 @@
 // kernel that cannot run on a matrix (ELL whose padding explodes) gets a SKIP row saying why.
 // 4.01 coo_to_csr is a conversion, not an SpMV: its row times COO -> CSR on the same matrix, its GB/s
 // counts the COO read once and the CSR written once, and it has no % of cuSPARSE.
+// 4.09 spmm adds Y = A X rows at k = 64 and 128 on the same matrix (kernel spmm_csr_k64, _k128): its
+// cusparse_csr columns hold cuSPARSE SpMM (the faster of ALG_DEFAULT and CSR_ALG2, in its own REF row,
+// cusparse_spmm_k64, _k128), its GB/s count SpMM's least traffic (A once, X once, Y once) and its
+// GFLOP/s 2 nnz k.
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -22,6 +26,7 @@
 #include "common/report.h"
 #include "common/timer.h"
 #include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/spmm_lesson.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {
@@ -30,7 +35,8 @@ const wb::BenchToolSpec kTool = {
     "p4_bench",
     "usage: p4_bench [--rows 4M] [--gen poisson,uniform,powerlaw,banded,block] [--repeat N] [--out p4_bench.csv]\n"
     "Times every phase 4 reference kernel on each generated matrix (L2 flushed between repeats) against\n"
-    "cuSPARSE CSR SpMV measured in the same run, checks each result, and writes the results as CSV.\n",
+    "cuSPARSE CSR SpMV measured in the same run (4.09's SpMM at k = 64 and 128 against cuSPARSE SpMM),\n"
+    "checks each result, and writes the results as CSV.\n",
     {"--rows", "--gen"},
     10,
     "p4_bench.csv"};
@@ -213,6 +219,35 @@ int main(int argc, char** argv) {
       convert.status = same ? "PASS" : "FAIL";
       results.push_back(convert);
       print(results.back());
+
+      // 4.09: Y = A X on the same matrix, against cuSPARSE SpMM.
+      for (int k : {64, 128}) {
+        SpmmBench spmm(m, k, wb::kDefaultSeed);
+        const std::string suffix = "_k" + std::to_string(k);
+        Row spmm_base = base;
+        spmm_base.bytes = spmm_min_bytes(m.host(), k);
+        spmm_base.flop = spmm_flop(m.host(), k);
+        Row spmm_library = spmm_base;
+        const SpmmBench::Library library = spmm.time_cusparse(options);
+        spmm_library.kernel = "cusparse_spmm" + suffix;
+        spmm_library.time = library.time;
+        spmm_library.cusparse_ms = library.time.median_ms;
+        spmm_library.status = library.right ? "REF" : "FAIL";
+        results.push_back(spmm_library);
+        print(results.back());
+        std::printf("%-9s %-24s (%s)\n", gen.c_str(), "", library.note.c_str());
+        const SpmmRun run = [](DeviceMatrix& a, const float* x, float* y, int cols, cudaStream_t s) {
+          spmm_csr(a.csr(), x, y, cols, s);
+        };
+        Row r = spmm_base;
+        r.kernel = "spmm_csr" + suffix;
+        r.cusparse_ms = library.time.median_ms;
+        const bool pass = spmm.verify(r.kernel, run);
+        r.time = spmm.time(run, options);
+        r.status = pass ? "PASS" : "FAIL";
+        results.push_back(r);
+        print(results.back());
+      }
     }
 
     std::FILE* csv = wb::open_bench_csv(args.out);

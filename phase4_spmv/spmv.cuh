@@ -143,3 +143,10 @@ class BlockTiledMatrix {
 //    x one float at a time, never as float4. The tile's window in shared memory is 16-byte aligned
 //    and zero-padded to whole blocks, but a tile whose columns do not fit it reads x itself.
 void spmv_block_tiled(const BlockTiledView& a, const float* x, float* y, cudaStream_t stream);
+
+// ---- 4.09 spmm (the capstone) -----------------------------------------------------------------------
+// Y = A X: A sparse (CSR, rows x cols), X dense row-major cols x k (row c at X[c * k .. c * k + k)), Y
+// dense row-major rows x k, float values. k is 64 or 128, and X and Y start on a 16-byte boundary
+// (cudaMalloc gives 256); anything else throws std::invalid_argument. Every element of Y is written,
+// the rows of empty rows of A included (zeros), whatever Y held before.
+void spmm_csr(const CsrView& a, const float* x, float* y, int k, cudaStream_t stream);

@@ -8,7 +8,8 @@
 #   lessons   every reference lesson at its default size: the result lines
 #   ladder    the phase 1 SGEMM ladder at 1024..8192 against cuBLAS (CSV to $OUT/p1_ladder.csv)
 #   bench2    every phase 2 kernel at several sizes against memcpy (CSV to $OUT/p2_bench.csv)
-#   bench4    every phase 4 SpMV kernel on every generator at 4M rows against cuSPARSE CSR (CSV to $OUT/p4_bench.csv)
+#   bench4    every phase 4 SpMV kernel on every generator at 4M rows against cuSPARSE CSR, and 4.09 SpMM
+#             against cuSPARSE SpMM (CSV to $OUT/p4_bench.csv)
 #   bench3    the phase 3 reduction ladder on 1 GiB and 64 MiB against CUB (CSV to $OUT/p3_bench.csv)
 # Logs go to $OUT when it is set, else to build/gpu/logs.
 set -uo pipefail

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// A grader that passes a wrong kernel is the worst bug of a course: plant each bug the phase 4 grader
-// claims to diagnose and check that it fails, with the sentence that names the bug, while a correct
-// kernel passes on every matrix of the suite.
+// A grader that passes a wrong kernel is the worst bug of a course: plant each bug the phase 4 graders
+// (grade_spmv, and 4.09's grade_spmm) claim to diagnose and check that it fails, with the sentence that
+// names the bug, while a correct kernel passes on every matrix of the suite.
 #include <string>
 #include <vector>
 
 #include "common/sparse.h"
 #include "common/testing.h"
 #include "phase4_spmv/tests/grading.h"
+#include "phase4_spmv/tests/spmm_grading.h"
 #include "phase4_spmv/tests/wrong_kernels.h"
 
 namespace {
@@ -76,4 +77,78 @@ TEST_CASE("planted over-read: val and col read past each row, values dropped, pa
           "[gpu][grader][p4][planted-overread]") {
   const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
   CHECK(grade_spmv("planted", as_run(planted_spmv_vector_reads_past_row_masked), a, wb::test::seed()).empty());
+}
+
+// ---- 4.09 spmm ---------------------------------------------------------------------------------------
+
+namespace {
+
+using SpmmLauncher = void (*)(DeviceMatrix&, const float*, float*, int, cudaStream_t);
+
+struct SpmmPlant {
+  const char* what;
+  SpmmLauncher launch;
+  wb::sparse::Csr matrix;
+  int k;
+  const char* diagnosis;  // "" = the grader must accept it
+};
+
+// 3000 x 6000: ten rows of 1000 to 1333 entries (four to six segments of the planted kernels' 256),
+// every 300th row, among rows of 0 to 8 entries.
+wb::sparse::Csr with_long_rows() {
+  return rows_of_lengths(
+      3000, 6000, [](int r) { return r % 300 == 11 ? 1000 + 37 * (r / 300) : r % 9; }, 45);
+}
+
+}  // namespace
+
+TEST_CASE("the 4.09 grader accepts a correct SpMM kernel on the whole SpMM suite", "[gpu][grader][p4]") {
+  for (const SpmmCase& c : spmm_suite())
+    for (int k : {64, 128}) check_spmm("planted_spmm_correct", planted_spmm_correct, c, k);
+}
+
+TEST_CASE("the 4.09 grader names every planted SpMM bug", "[gpu][grader][p4]") {
+  const wb::sparse::Csr uniform = wb::sparse::random_uniform(1000, 1000, 16, 42);
+  const std::vector<SpmmPlant> plants = {
+      {"X read column-major", planted_spmm_reads_x_column_major, uniform, 64, "Y is A times X read column-major"},
+      {"X read column-major, k = 128", planted_spmm_reads_x_column_major, uniform, 128,
+       "Y is A times X read column-major"},
+      {"the last segment of each long row lost", planted_spmm_loses_last_segment, with_long_rows(), 64,
+       "Every wrong row is longer than every right one"},
+      {"the lanes skip the last float4 of a row at k = 128", planted_spmm_skips_last_float4, uniform, 128,
+       "(from column 124 to 127) were never written, in any row"},
+      {"Y not written for empty rows", planted_spmm_skips_empty_rows, with_empty_rows(), 64,
+       "Only rows with no entries are wrong"},
+      {"long rows added onto a Y never zeroed", planted_spmm_adds_onto_poison, with_long_rows(), 128,
+       "Only the longest rows are wrong"},
+      {"a correct kernel on long rows", planted_spmm_correct, with_long_rows(), 128, ""},
+      {"a correct kernel on empty rows", planted_spmm_correct, with_empty_rows(), 64, ""},
+  };
+  for (const SpmmPlant& p : plants) {
+    INFO("planted: " << p.what << ", k = " << p.k);
+    const std::string verdict = grade_spmm("planted", p.launch, p.matrix, p.k, wb::test::seed());
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+}
+
+// 4.09's bugs the plain grader cannot see, each its own case so that CTest can run compute-sanitizer on
+// it alone (gpu.p4.sanitizer-spmm-race / -overread). Their results are right, so the grader passes them:
+// checked here; the sanitizer tests prove the grade's runs fail them.
+TEST_CASE("planted race: SpMM's (col, val) staging reused without __syncwarp passes the plain grader",
+          "[gpu][grader][p4][planted-spmm-race]") {
+  // 33 rows of 37 entries: two rounds of staging per row, and every warp takes two rows.
+  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  CHECK(grade_spmm("planted", planted_spmm_staging_without_syncwarp, a, 128, wb::test::seed()).empty());
+}
+
+TEST_CASE("planted over-read: SpMM reads col[row_end] and val[row_end], values dropped, passes the plain grader",
+          "[gpu][grader][p4][planted-spmm-overread]") {
+  // The last row ends at nnz = 33 x 37: its col[nnz] and val[nnz] lie past the arrays' 4884 bytes.
+  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  CHECK(grade_spmm("planted", planted_spmm_reads_col_past_row, a, 64, wb::test::seed()).empty());
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Host tests of phase 4's support code: the per-row SpMV tolerance (it must accept every correct float
-// summation order and reject a missing term), the matrix options, the generators by name and the way a
-// broken Matrix Market file becomes a usage error with its line number.
+// summation order and reject a missing term), the matrix options, the generators by name, the way a
+// broken Matrix Market file becomes a usage error with its line number, and 4.09's SpMM reference (the
+// SpMV reference column by column, whatever the cores it is spread over).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "common/catch.h"
 #include "common/data.h"
 #include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/spmm_reference.h"
 #include "phase4_spmv/tolerance.h"
 
 namespace {
@@ -154,5 +157,53 @@ TEST_CASE("a broken Matrix Market file is a usage error that names the file and 
     FAIL("a C++ file was read as a matrix");
   } catch (const wb::UsageError& e) {
     CHECK(std::string(e.what()).find(":1:") != std::string::npos);
+  }
+}
+
+TEST_CASE("parallel_for_ranges covers [0, n) exactly once in any number of pieces", "[host][p4]") {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t(65537)}) {
+    for (unsigned pieces : {1u, 3u, 64u}) {
+      std::vector<int> seen(n, 0);
+      parallel_for_ranges(
+          n,
+          [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) ++seen[i];
+          },
+          pieces);
+      INFO("n = " << n << ", at most " << pieces << " pieces");
+      CHECK(std::count(seen.begin(), seen.end(), 1) == static_cast<std::ptrdiff_t>(n));
+    }
+  }
+}
+
+TEST_CASE("the SpMM reference is the SpMV reference of each column of X, X drawn as random_floats", "[host][p4]") {
+  // Long and empty rows, columns fewer than rows.
+  const wb::sparse::Csr a = wb::sparse::power_law(3000, 500, 2.0, 400, 71);
+  for (int k : {64, 128}) {
+    const SpmmExpected e = spmm_expected(a, k, 72);
+    INFO("k = " << k);
+    REQUIRE(e.x == wb::random_floats(static_cast<std::size_t>(a.cols) * k, 72));
+    REQUIRE(e.y.size() == static_cast<std::size_t>(a.rows) * k);
+    for (int j : {0, 1, k / 2, k - 1}) {
+      std::vector<float> column(static_cast<std::size_t>(a.cols));
+      for (int c = 0; c < a.cols; ++c) column[c] = e.x[static_cast<std::size_t>(c) * k + j];
+      std::vector<double> abs_sum;
+      const std::vector<double> y = wb::sparse::spmv_reference(a, column, &abs_sum);
+      int wrong = 0, loose = 0, float_outside = 0;
+      for (int r = 0; r < a.rows; ++r) {
+        const std::size_t i = static_cast<std::size_t>(r) * k + j;
+        wrong += e.y[i] != static_cast<float>(y[r]);
+        const double bound = spmv_row_tolerance(a.row_ptr[r + 1] - a.row_ptr[r], abs_sum[r]).abs;
+        loose += !(e.tolerance[i] >= bound && e.tolerance[i] <= bound * (1 + 1e-6));
+        // A float sum in row order, as a warp that walks the row would form it, is within the bound.
+        float sum = 0.0f;
+        for (int q = a.row_ptr[r]; q < a.row_ptr[r + 1]; ++q) sum += a.val[q] * column[a.col[q]];
+        float_outside += !wb::within(e.y[i], sum, wb::Tolerance{e.tolerance[i], 0.0});
+      }
+      INFO("column " << j);
+      CHECK(wrong == 0);
+      CHECK(loose == 0);
+      CHECK(float_outside == 0);
+    }
   }
 }

@@ -17,3 +17,20 @@ void planted_spmv_warp_lane0_only(const CsrView& a, const float* x, float* y, cu
 // past the arrays at the last row), the values dropped.
 void planted_spmv_vector_no_syncwarp(const CsrView& a, const float* x, float* y, cudaStream_t stream);
 void planted_spmv_vector_reads_past_row_masked(const CsrView& a, const float* x, float* y, cudaStream_t stream);
+
+// 4.09 spmm: Y = A X by a warp per row (lane l owns float4 number l of a row of Y), rows longer than 256
+// entries split into segments of 256 whose first a warp stores and a second launch adds the others
+// into; each launcher with one planted bug (and one right one). They take the DeviceMatrix, whose host
+// copy lays out the segments.
+class DeviceMatrix;
+void planted_spmm_correct(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_reads_x_column_major(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_loses_last_segment(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_skips_last_float4(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_skips_empty_rows(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_adds_onto_poison(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+// SpMM bugs only compute-sanitizer sees: a warp's (col, val) pairs staged in shared memory and reused for
+// the next 32 entries and the next row without __syncwarp (racecheck); col and val read one past each
+// row's end, col[row_end], the values dropped (exact-input memcheck, at the last row).
+void planted_spmm_staging_without_syncwarp(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_reads_col_past_row(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);

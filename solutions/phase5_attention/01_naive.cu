@@ -12,7 +12,7 @@
 // Run:   ./workbook run 5.01 [-- --size 16x4096x64]
 // Check: ./workbook check 5.01
 // Aim:   correct first; it runs at ~2% of the FP32 peak, 0.04-0.08x of 5.02 on an H100.
-// Previous: 4.08 cusparse_reference. Next: 5.02 cublas.
+// Previous: 4.09 spmm. Next: 5.02 cublas.
 
 #include <cmath>
 #include <cstdio>
