@@ -46,251 +46,288 @@ namespace {
 // - Speed: x from DRAM once. A row of 32768 floats is 128 KiB; an SM has 256 KiB of registers (at most
 //   255 a thread, 64K in all) and up to 227 KiB of shared memory for a block. gamma and beta are read
 //   by every row: they stay in L1 and L2.
+// Design.
+// - Rows up to kMaxRegisterCols stay in registers (a compile-time array, fully unrolled loops): a warp
+//   per row up to 1024 floats, a block per row beyond, so x is read from DRAM exactly once.
+// - Statistics there: every value is first shifted by K = the row's first element, so every sum holds
+//   terms the size of the spread, never of the mean; then two passes on chip: the sum of x - K gives
+//   the mean, the sum of (x - K - mean)^2 gives M2. A constant row gives x - K = 0 exactly, so the
+//   mean is K, d = 0 and y = beta exactly.
+// - Longer rows: one read with per-thread (count, mean, M2) partials merged exactly (Chan, Golub &
+//   LeVeque), then a second read, which L2 mostly serves, to write y.
 constexpr int kWarpSize = 32;
 constexpr unsigned kFullMask = 0xffffffffu;  // every lane of the warp takes part in every shuffle
-static_assert(kFullMask == (1ull << kWarpSize) - 1, "the full mask has one bit per lane of the warp");
-// The longest row held in registers: 1024 threads x 32 floats, 128 KiB, half the SM's register file.
-constexpr int kMaxRegisterCols = 32768;
+constexpr int kMaxRegisterCols = 32768;      // 1024 threads x 32 floats
 constexpr int kFallbackThreads = 1024;
-constexpr int kFallbackItems = 4;  // loads each fallback thread issues before it uses the first
+constexpr int kFallbackLoads = 4;  // float4 (or float) loads in flight per thread per step, fallback
 
-// The statistics of part of a row: n values, their mean, and M2 = the sum of (x - mean)^2 over them.
-// An empty part is {0, 0, 0}.
+// Butterfly sum: every lane ends with the warp's total, and the same bits in every lane (a + b == b + a).
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
+  return v;
+}
+
+// Sum over the kGroup threads of a row (a warp, or the whole block), in every thread. `partials` (one
+// float per warp) serves one reduction only, so a second reduction needs no barrier before it.
+template <int kGroup>
+__device__ __forceinline__ float group_sum(float v, float* partials) {
+  v = warp_sum(v);
+  if constexpr (kGroup > kWarpSize) {
+    constexpr int kWarps = kGroup / kWarpSize;
+    static_assert(kWarps <= kWarpSize, "one warp folds the per-warp partials: at most 32 warps per row");
+    const int lane = threadIdx.x % kWarpSize;
+    if (lane == 0) partials[threadIdx.x / kWarpSize] = v;
+    __syncthreads();  // every warp's partial is written before any warp reads them
+    v = lane < kWarps ? partials[lane] : 0.0f;
+    v = warp_sum(v);  // every warp folds the same partials in the same order: the same result
+  }
+  return v;
+}
+
+// Threads per block: warp-per-row kernels run 8 rows per 256-thread block.
+template <int kGroup>
+constexpr int kBlockThreads = kGroup < 256 ? 256 : kGroup;
+// __launch_bounds__'s minimum blocks per SM (registers for that many), capped at what the SM holds on
+// the architecture being compiled (a minimum that cannot fit is ignored with a warning).
+template <int kGroup, int kMinBlocks>
+constexpr int kBoundedMinBlocks =
+    kMinBlocks < wb::kMaxThreadsPerSm / kBlockThreads<kGroup> ? kMinBlocks
+                                                              : wb::kMaxThreadsPerSm / kBlockThreads<kGroup>;
+
+// One row per kGroup threads; each thread holds 4 * kVecs values of it. kFloat4 (cols % 4 == 0 and
+// x, gamma, beta, y 16-byte aligned): thread t holds float4 number j * kGroup + t of the row, so a warp
+// reads 512 contiguous bytes. Otherwise float number j * kGroup + t, a warp reading 128 bytes.
+template <int kGroup, int kVecs, int kMinBlocks, bool kFloat4>
+__global__ void __launch_bounds__(kBlockThreads<kGroup>, (kBoundedMinBlocks<kGroup, kMinBlocks>))
+    layernorm_registers_kernel(const float* __restrict__ x, const float* __restrict__ gamma,
+                               const float* __restrict__ beta, float* __restrict__ y, float* __restrict__ mean,
+                               float* __restrict__ rstd, int rows, int cols, float eps) {
+  constexpr int kRowsPerBlock = kBlockThreads<kGroup> / kGroup;
+  constexpr int kValues = 4 * kVecs;
+  constexpr int kSlots = kGroup / kWarpSize;
+  __shared__ float partial_sum[kSlots];
+  __shared__ float partial_m2[kSlots];
+
+  // A whole group (whole warps; in block mode the whole block, which never leaves) leaves together.
+  const std::size_t row = std::size_t(blockIdx.x) * kRowsPerBlock + threadIdx.x / kGroup;
+  if (row >= static_cast<std::size_t>(rows)) return;
+  const int t = static_cast<int>(threadIdx.x % kGroup);
+  const float* __restrict__ xr = x + row * static_cast<std::size_t>(cols);
+  float* __restrict__ yr = y + row * static_cast<std::size_t>(cols);
+  const float shift = __ldg(xr);  // K: one broadcast load, the line thread 0 reads anyway
+
+  // This thread's items (float4s or floats) inside the row: items j * kGroup + t for j < count.
+  const int items = kFloat4 ? cols / 4 : cols;
+  const int count = t < items ? (items - t + kGroup - 1) / kGroup : 0;
+
+  // The one read of x; positions past the row hold K, so after the shift they hold 0 and add nothing.
+  float v[kValues];
+  if constexpr (kFloat4) {
+    const float4* x4 = reinterpret_cast<const float4*>(xr) + t;
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+      const float4 f = j < count ? __ldg(x4 + j * kGroup) : make_float4(shift, shift, shift, shift);
+      v[4 * j + 0] = f.x;
+      v[4 * j + 1] = f.y;
+      v[4 * j + 2] = f.z;
+      v[4 * j + 3] = f.w;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kValues; ++j) v[j] = j < count ? __ldg(xr + t + j * kGroup) : shift;
+  }
+  // Whether value k of this thread lies inside the row.
+  const auto inside = [&](int k) { return (kFloat4 ? k / 4 : k) < count; };
+
+  // Pass 1 (on chip): the mean of x - K. Two accumulators: shorter chains, fewer roundings.
+  float acc[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int k = 0; k < kValues; ++k) {
+    v[k] -= shift;
+    acc[k % 2] += v[k];
+  }
+  const float n = static_cast<float>(cols);
+  const float shifted_mean = group_sum<kGroup>(acc[0] + acc[1], partial_sum) / n;
+
+  // Pass 2 (on chip): M2, the sum of squared deviations; v becomes d = x - mean.
+  float sq[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int k = 0; k < kValues; ++k) {
+    v[k] = inside(k) ? v[k] - shifted_mean : 0.0f;
+    sq[k % 2] = fmaf(v[k], v[k], sq[k % 2]);
+  }
+  const float m2 = group_sum<kGroup>(sq[0] + sq[1], partial_m2);
+  const float r = 1.0f / sqrtf(m2 / n + eps);
+  if (t == 0) {
+    mean[row] = shift + shifted_mean;
+    rstd[row] = r;
+  }
+
+  // The one write: y = d * rstd * gamma + beta, where the values were loaded from.
+  if constexpr (kFloat4) {
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+      if (j < count) {
+        const int i = j * kGroup + t;
+        const float4 g = __ldg(reinterpret_cast<const float4*>(gamma) + i);
+        const float4 b = __ldg(reinterpret_cast<const float4*>(beta) + i);
+        reinterpret_cast<float4*>(yr)[i] =
+            make_float4(fmaf(v[4 * j + 0] * r, g.x, b.x), fmaf(v[4 * j + 1] * r, g.y, b.y),
+                        fmaf(v[4 * j + 2] * r, g.z, b.z), fmaf(v[4 * j + 3] * r, g.w, b.w));
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kValues; ++j) {
+      if (j < count) {
+        const int i = j * kGroup + t;
+        yr[i] = fmaf(v[j] * r, __ldg(gamma + i), __ldg(beta + i));
+      }
+    }
+  }
+}
+
+// (count, mean, M2) of part of a row (of x - K, in the fallback).
 struct Stats {
   float n;
   float mean;
   float m2;
 };
 
-// Chan, Golub & LeVeque's combination of two disjoint parts: with delta = b.mean - a.mean,
-//   n = n_a + n_b,   mean = mean_a + delta n_b / n,   M2 = M2_a + M2_b + delta^2 n_a n_b / n.
-// Exact in real arithmetic. In float every term is the size of the spread, never of the mean, so a
-// mean of 1e4 costs only the rounding of the means themselves. An empty part changes nothing (and two
-// empty parts must not divide 0 by 0). The weight n_b / n through __fdividef (2 ulp) moves the mean by
-// a few u of |delta|, well inside the graded bound; with both parts non-empty a constant row still has
-// delta = 0 exactly, so its mean stays exact.
-__device__ __forceinline__ Stats combine(const Stats& a, const Stats& b) {
-  if (b.n == 0.0f) return a;
-  if (a.n == 0.0f) return b;
+// The statistics of the union of two disjoint parts (Chan, Golub & LeVeque): the means meet weighted by
+// the counts, and M2 gains delta^2 * na * nb / n for the distance between them. Two empty parts stay
+// empty (no 0 / 0); with one empty part the other comes back unchanged.
+__device__ __forceinline__ Stats merge(const Stats& a, const Stats& b) {
   const float n = a.n + b.n;
+  if (n == 0.0f) return a;
   const float delta = b.mean - a.mean;
-  const float w = __fdividef(b.n, n);
-  return Stats{n, fmaf(delta, w, a.mean), fmaf(delta * delta * a.n, w, a.m2 + b.m2)};
+  const float wb = b.n / n;
+  return Stats{n, a.mean + delta * wb, a.m2 + b.m2 + delta * (delta * (a.n * wb))};
 }
 
-// Butterfly over the warp, as 2.06's sum: after five steps every lane holds the warp's statistics.
-// Both lanes of a pair combine (lower lane's part, upper lane's part) in that order, so they compute
-// the same bits, and at the end so does every lane of the warp.
-__device__ __forceinline__ Stats warp_combine(Stats s) {
-  const int lane = static_cast<int>(threadIdx.x % kWarpSize);
-#pragma unroll
-  for (int offset = 1; offset < kWarpSize; offset *= 2) {
+// Four values (already shifted) as a part: their mean and M2, two passes in registers.
+__device__ __forceinline__ Stats stats_of_four(float a, float b, float c, float d) {
+  const float m = ((a + b) + (c + d)) * 0.25f;
+  const float da = a - m, db = b - m, dc = c - m, dd = d - m;
+  return Stats{4.0f, m, fmaf(da, da, fmaf(db, db, fmaf(dc, dc, dd * dd)))};
+}
+
+// Butterfly merge over the warp. The lane whose partner is higher always merges (mine, partner's),
+// the other (partner's, mine): both compute the same merge, so every lane ends with the same bits.
+__device__ __forceinline__ Stats warp_merge(Stats s) {
+  const int lane = threadIdx.x % kWarpSize;
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
     const Stats other{__shfl_xor_sync(kFullMask, s.n, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
                       __shfl_xor_sync(kFullMask, s.m2, offset)};
-    const bool upper = (lane & offset) != 0;
-    s = combine(upper ? other : s, upper ? s : other);
+    s = (lane & offset) ? merge(other, s) : merge(s, other);
   }
   return s;
 }
 
-// The statistics of the kGroup threads that share a row, in every one of them: a warp needs only
-// shuffles; a block (one row per block) adds one round through shared memory and one barrier.
-template <int kGroup>
-__device__ __forceinline__ Stats group_combine(Stats s, Stats* partials) {
-  s = warp_combine(s);
-  if constexpr (kGroup > kWarpSize) {
-    constexpr int kWarps = kGroup / kWarpSize;
-    static_assert(kWarps <= kWarpSize, "one warp combines the per-warp partials: at most 32 warps per row");
-    const int lane = static_cast<int>(threadIdx.x % kWarpSize);
-    if (lane == 0) partials[threadIdx.x / kWarpSize] = s;
-    __syncthreads();  // every warp's partial is in shared memory before any warp reads them
-    // Every warp combines all partials itself (no second barrier, every thread gets the result, the
-    // same bits everywhere); lanes past kWarps hold the empty part and still shuffle.
-    s = lane < kWarps ? partials[lane] : Stats{0.0f, 0.0f, 0.0f};
-    s = warp_combine(s);
-  }
-  return s;
-}
-
-// One row per group of kGroup threads (a warp, or the whole block); each thread keeps 4 * kVecs values
-// of the row in registers from the one read to the write. kFloat4: cols % 4 == 0 and every pointer is
-// 16-byte aligned, so thread t loads float4s i * kGroup + t (a warp reads 512 contiguous bytes);
-// otherwise floats k * kGroup + t. The array is indexed only by compile-time constants (fully unrolled
-// loops), so it lives in registers. __launch_bounds__: the block size, and enough blocks per SM that
-// the compiler keeps to 64 registers a thread (1024 threads' worth of registers per SM).
-template <int kGroup, int kVecs, bool kFloat4>
-__global__ void __launch_bounds__(kGroup < 256 ? 256 : kGroup, kGroup < 256 ? 4 : 1024 / kGroup)
-    layernorm_registers_kernel(const float* __restrict__ x, const float* __restrict__ gamma,
-                               const float* __restrict__ beta, float* __restrict__ y, float* __restrict__ mean,
-                               float* __restrict__ rstd, int rows, int cols, float eps) {
-  constexpr int kBlock = kGroup < 256 ? 256 : kGroup;
-  constexpr int kPerThread = 4 * kVecs;
-  // A whole group leaves together (kGroup is a multiple of 32), so no shuffle loses a lane; in block
-  // mode no thread leaves, so the barrier stays reachable.
-  const std::size_t row = static_cast<std::size_t>(blockIdx.x) * (kBlock / kGroup) + threadIdx.x / kGroup;
-  if (row >= static_cast<std::size_t>(rows)) return;
-  const int t = static_cast<int>(threadIdx.x % kGroup);
-  const float* xr = x + row * cols;  // size_t: rows * cols may pass 2^31
-  float* yr = y + row * cols;
-  __shared__ Stats partials[kGroup / kWarpSize];  // used in block mode only
-  // Position k of this thread's array holds the row's element at(k); nothing when at(k) >= cols.
-  const auto at = [&](int k) { return kFloat4 ? 4 * ((k / 4) * kGroup + t) + k % 4 : k * kGroup + t; };
-
-  // 1. The one read. Zeros past the row join no statistic: the count says how many values are real.
-  float v[kPerThread];
-  if constexpr (kFloat4) {
-    const float4* x4 = reinterpret_cast<const float4*>(xr);
-#pragma unroll
-    for (int i = 0; i < kVecs; ++i) {
-      const int q = i * kGroup + t;
-      const float4 f = q < cols / 4 ? x4[q] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      v[4 * i] = f.x;
-      v[4 * i + 1] = f.y;
-      v[4 * i + 2] = f.z;
-      v[4 * i + 3] = f.w;
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) v[k] = at(k) < cols ? xr[at(k)] : 0.0f;
-  }
-  // 2. This thread's part, exactly: its values are on chip, so two passes over them read no memory.
-  float n = 0.0f, sum = 0.0f;
-#pragma unroll
-  for (int k = 0; k < kPerThread; ++k) {
-    n += at(k) < cols ? 1.0f : 0.0f;
-    sum += v[k];
-  }
-  const float local_mean = n > 0.0f ? sum / n : 0.0f;
-  float m2 = 0.0f;
-#pragma unroll
-  for (int k = 0; k < kPerThread; ++k) {
-    const float d = at(k) < cols ? v[k] - local_mean : 0.0f;
-    m2 = fmaf(d, d, m2);
-  }
-  // 3. The row's statistics, in every thread of the group; one thread stores them.
-  const Stats s = group_combine<kGroup>(Stats{n, local_mean, m2}, partials);
-  const float mu = s.mean;
-  const float r = rsqrtf(s.m2 / static_cast<float>(cols) + eps);  // the population variance: M2 / cols
-  if (t == 0) {
-    mean[row] = mu;
-    rstd[row] = r;
-  }
-  // 4. The one write: x - mean first (exactly 0 in a constant row), then the scale and the shift.
-  if constexpr (kFloat4) {
-    const float4* g4 = reinterpret_cast<const float4*>(gamma);
-    const float4* b4 = reinterpret_cast<const float4*>(beta);
-    float4* y4 = reinterpret_cast<float4*>(yr);
-#pragma unroll
-    for (int i = 0; i < kVecs; ++i) {
-      const int q = i * kGroup + t;
-      if (q < cols / 4) {
-        const float4 g = g4[q];  // gamma and beta: read by every row, L1 and L2 serve them
-        const float4 b = b4[q];
-        y4[q] = make_float4(fmaf((v[4 * i] - mu) * r, g.x, b.x), fmaf((v[4 * i + 1] - mu) * r, g.y, b.y),
-                            fmaf((v[4 * i + 2] - mu) * r, g.z, b.z), fmaf((v[4 * i + 3] - mu) * r, g.w, b.w));
-      }
-    }
-  } else {
-#pragma unroll
-    for (int k = 0; k < kPerThread; ++k) {
-      const int c = at(k);
-      if (c < cols) yr[c] = fmaf((v[k] - mu) * r, __ldg(gamma + c), __ldg(beta + c));
-    }
-  }
-}
-
-// The statistics of one float4, as the register kernel takes a thread's part: the mean, then M2 around it.
-__device__ __forceinline__ Stats float4_stats(const float4& f) {
-  const float m = ((f.x + f.y) + (f.z + f.w)) * 0.25f;
-  const float a = f.x - m, b = f.y - m, c = f.z - m, d = f.w - m;
-  return Stats{4.0f, m, fmaf(a, a, fmaf(b, b, fmaf(c, c, d * d)))};
-}
-
-// Rows longer than kMaxRegisterCols, which no block's registers hold. Pass 1 reads the row for its
-// statistics (kFallbackItems loads in flight per thread, each folded in with combine), pass 2 reads
-// it again to write. One 1024-thread block per SM keeps 132 rows in flight on an H100: rows up to
-// ~90K floats (45 MiB in all) stay in the 50 MiB L2 for the second read; longer ones pay it in DRAM.
+// Rows longer than kMaxRegisterCols, one block of kFallbackThreads per row. Pass 1 reads the row once
+// into per-thread (count, mean, M2), merged over the block; pass 2 reads it again (1024-thread blocks
+// keep a few MiB of rows in flight, so mostly from L2; __ldcs: its last use) and writes y with
+// streaming stores, so y does not push x out of L2.
 template <bool kFloat4>
-__global__ void __launch_bounds__(kFallbackThreads, 1)
-    layernorm_two_pass_kernel(const float* __restrict__ x, const float* __restrict__ gamma,
+__global__ void __launch_bounds__(kFallbackThreads)
+    layernorm_fallback_kernel(const float* __restrict__ x, const float* __restrict__ gamma,
                               const float* __restrict__ beta, float* __restrict__ y, float* __restrict__ mean,
                               float* __restrict__ rstd, int cols, float eps) {
+  constexpr int kWarps = kFallbackThreads / kWarpSize;
+  static_assert(kWarps <= kWarpSize, "one warp merges the per-warp partials: at most 32 warps");
+  __shared__ Stats partials[kWarps];
   const std::size_t row = blockIdx.x;
-  const float* xr = x + row * cols;
-  float* yr = y + row * cols;
-  const int t = static_cast<int>(threadIdx.x);
-  __shared__ Stats partials[kFallbackThreads / kWarpSize];
-  const float4* x4 = reinterpret_cast<const float4*>(xr);
-  const int n4 = cols / 4;
+  const float* __restrict__ xr = x + row * static_cast<std::size_t>(cols);
+  float* __restrict__ yr = y + row * static_cast<std::size_t>(cols);
+  const unsigned t = threadIdx.x;
+  const float shift = __ldg(xr);
 
+  // Pass 1: kFallbackLoads loads issued per step before any is used; unsigned indices: i + the step
+  // stays below 2^32 for any int cols.
   Stats s{0.0f, 0.0f, 0.0f};
   if constexpr (kFloat4) {
-    for (int base = t; base < n4; base += kFallbackItems * kFallbackThreads) {
-      float4 f[kFallbackItems];
+    const unsigned nvec = static_cast<unsigned>(cols) / 4;
+    const float4* x4 = reinterpret_cast<const float4*>(xr);
+    for (unsigned base = t; base < nvec; base += kFallbackThreads * kFallbackLoads) {
+      float4 f[kFallbackLoads];
 #pragma unroll
-      for (int j = 0; j < kFallbackItems; ++j) {
-        const int q = base + j * kFallbackThreads;
-        f[j] = q < n4 ? x4[q] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      for (int u = 0; u < kFallbackLoads; ++u) {
+        const unsigned i = base + u * kFallbackThreads;
+        f[u] = i < nvec ? __ldg(x4 + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       }
 #pragma unroll
-      for (int j = 0; j < kFallbackItems; ++j)
-        if (base + j * kFallbackThreads < n4) s = combine(s, float4_stats(f[j]));
+      for (int u = 0; u < kFallbackLoads; ++u) {
+        if (base + u * kFallbackThreads < nvec)
+          s = merge(s, stats_of_four(f[u].x - shift, f[u].y - shift, f[u].z - shift, f[u].w - shift));
+      }
     }
   } else {
-    for (int base = t; base < cols; base += kFallbackItems * kFallbackThreads) {
-      float f[kFallbackItems];
+    const unsigned n = static_cast<unsigned>(cols);
+    for (unsigned base = t; base < n; base += kFallbackThreads * kFallbackLoads) {
+      float f[kFallbackLoads];
 #pragma unroll
-      for (int j = 0; j < kFallbackItems; ++j) {
-        const int c = base + j * kFallbackThreads;
-        f[j] = c < cols ? xr[c] : 0.0f;
+      for (int u = 0; u < kFallbackLoads; ++u) {
+        const unsigned i = base + u * kFallbackThreads;
+        f[u] = i < n ? __ldg(xr + i) : 0.0f;
       }
 #pragma unroll
-      for (int j = 0; j < kFallbackItems; ++j)
-        if (base + j * kFallbackThreads < cols) s = combine(s, Stats{1.0f, f[j], 0.0f});  // Welford's update
+      for (int u = 0; u < kFallbackLoads; ++u) {
+        if (base + u * kFallbackThreads < n) s = merge(s, Stats{1.0f, f[u] - shift, 0.0f});
+      }
     }
   }
-  s = group_combine<kFallbackThreads>(s, partials);
-  const float mu = s.mean;
-  const float r = rsqrtf(s.m2 / static_cast<float>(cols) + eps);
+
+  // The block's statistics, in every thread (every warp merges the same partials in the same order).
+  s = warp_merge(s);
+  const int lane = static_cast<int>(t % kWarpSize);
+  if (lane == 0) partials[t / kWarpSize] = s;
+  __syncthreads();
+  s = warp_merge(lane < kWarps ? partials[lane] : Stats{0.0f, 0.0f, 0.0f});
+  const float shifted_mean = s.mean;
+  const float r = 1.0f / sqrtf(s.m2 / static_cast<float>(cols) + eps);
   if (t == 0) {
-    mean[row] = mu;
+    mean[row] = shift + shifted_mean;
     rstd[row] = r;
   }
-  // Pass 2: the second read of the row (its last use: __ldcs marks it evict-first) and the write
-  // (streaming stores, so y does not push the rows still to be re-read out of L2).
+
+  // Pass 2: d = (x - K) - shifted mean, exactly 0 on a constant row.
   if constexpr (kFloat4) {
+    const unsigned nvec = static_cast<unsigned>(cols) / 4;
+    const float4* x4 = reinterpret_cast<const float4*>(xr);
     const float4* g4 = reinterpret_cast<const float4*>(gamma);
     const float4* b4 = reinterpret_cast<const float4*>(beta);
     float4* y4 = reinterpret_cast<float4*>(yr);
-    for (int q = t; q < n4; q += kFallbackThreads) {
-      const float4 f = __ldcs(x4 + q);
-      const float4 g = __ldg(g4 + q);
-      const float4 b = __ldg(b4 + q);
-      __stcs(y4 + q, make_float4(fmaf((f.x - mu) * r, g.x, b.x), fmaf((f.y - mu) * r, g.y, b.y),
-                                 fmaf((f.z - mu) * r, g.z, b.z), fmaf((f.w - mu) * r, g.w, b.w)));
+    for (unsigned i = t; i < nvec; i += kFallbackThreads) {
+      const float4 f = __ldcs(x4 + i);
+      const float4 g = __ldg(g4 + i);
+      const float4 b = __ldg(b4 + i);
+      __stcs(y4 + i, make_float4(fmaf(((f.x - shift) - shifted_mean) * r, g.x, b.x),
+                                 fmaf(((f.y - shift) - shifted_mean) * r, g.y, b.y),
+                                 fmaf(((f.z - shift) - shifted_mean) * r, g.z, b.z),
+                                 fmaf(((f.w - shift) - shifted_mean) * r, g.w, b.w)));
     }
   } else {
-    for (int c = t; c < cols; c += kFallbackThreads)
-      __stcs(yr + c, fmaf((__ldcs(xr + c) - mu) * r, __ldg(gamma + c), __ldg(beta + c)));
+    const unsigned n = static_cast<unsigned>(cols);
+    for (unsigned i = t; i < n; i += kFallbackThreads)
+      __stcs(yr + i, fmaf(((__ldcs(xr + i) - shift) - shifted_mean) * r, __ldg(gamma + i), __ldg(beta + i)));
   }
 }
 
-// One register-resident instantiation, row capacity kGroup * 4 * kVecs: warp-per-row kernels run 8
-// rows per 256-thread block, block-per-row kernels one row per block of kGroup threads.
-template <int kGroup, int kVecs>
+// One instantiation per row capacity kGroup * 4 * kVecs: warp-per-row kernels run 256-thread blocks
+// (8 rows each), block-per-row kernels one block of kGroup threads per row.
+template <int kGroup, int kVecs, int kMinBlocks>
 void launch_registers(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
-                      int rows, int cols, float eps, bool use_float4, cudaStream_t stream) {
+                      int rows, int cols, float eps, bool vec4, cudaStream_t stream) {
   static_assert(kGroup % kWarpSize == 0, "a row's group of threads is made of whole warps");
-  constexpr int kBlock = kGroup < 256 ? 256 : kGroup;
-  constexpr int kRowsPerBlock = kBlock / kGroup;
-  const unsigned blocks = static_cast<unsigned>((static_cast<long long>(rows) + kRowsPerBlock - 1) / kRowsPerBlock);
-  if (use_float4) {
-    layernorm_registers_kernel<kGroup, kVecs, true>
-        <<<blocks, kBlock, 0, stream>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
-  } else {
-    layernorm_registers_kernel<kGroup, kVecs, false>
-        <<<blocks, kBlock, 0, stream>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
-  }
+  static_assert(kGroup * 4 * kVecs <= kMaxRegisterCols, "the table below stops at kMaxRegisterCols");
+  constexpr int kRowsPerBlock = kBlockThreads<kGroup> / kGroup;
+  const int blocks = rows / kRowsPerBlock + (rows % kRowsPerBlock != 0);
+  if (vec4)
+    layernorm_registers_kernel<kGroup, kVecs, kMinBlocks, true>
+        <<<blocks, kBlockThreads<kGroup>, 0, stream>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
+  else
+    layernorm_registers_kernel<kGroup, kVecs, kMinBlocks, false>
+        <<<blocks, kBlockThreads<kGroup>, 0, stream>>>(x, gamma, beta, y, mean, rstd, rows, cols, eps);
 }
 
 bool aligned16(const void* p) {
@@ -305,31 +342,34 @@ bool aligned16(const void* p) {
 void layernorm_forward(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
                        int rows, int cols, float eps, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return;  // nothing to do, and a grid of 0 blocks is an invalid launch
-  const bool use_float4 = cols % 4 == 0 && aligned16(x) && aligned16(gamma) && aligned16(beta) && aligned16(y);
-  // The smallest instantiation that holds the row: idle registers cost occupancy, not traffic. A warp
-  // per row up to 1024 floats (no barrier at all), a block per row up to 32768.
+  // float4 only where every access is 16-byte aligned: every row (cols % 4 == 0) and every pointer.
+  const bool vec4 = cols % 4 == 0 && aligned16(x) && aligned16(gamma) && aligned16(beta) && aligned16(y);
+  // The smallest instantiation that holds the row: idle registers cost occupancy, not traffic. The
+  // third parameter asks registers for that many blocks per SM (chosen from ptxas's counts on sm_90,
+  // none spilling): at least 1024 resident threads, and long rows split over 2 blocks per SM where
+  // 64 registers hold 32 floats, so one block's barriers overlap the other's loads.
   if (cols <= 128) {
-    launch_registers<32, 1>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<32, 1, 8>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= 256) {
-    launch_registers<32, 2>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<32, 2, 6>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= 512) {
-    launch_registers<32, 4>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<32, 4, 4>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= 1024) {
-    launch_registers<32, 8>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<32, 8, 4>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= 2048) {
-    launch_registers<256, 2>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<256, 2, 6>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= 4096) {
-    launch_registers<256, 4>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<256, 4, 5>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= 8192) {
-    launch_registers<512, 4>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<256, 8, 4>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= 16384) {
-    launch_registers<512, 8>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
+    launch_registers<512, 8, 2>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
   } else if (cols <= kMaxRegisterCols) {
-    launch_registers<1024, 8>(x, gamma, beta, y, mean, rstd, rows, cols, eps, use_float4, stream);
-  } else if (use_float4) {
-    layernorm_two_pass_kernel<true><<<rows, kFallbackThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols, eps);
+    launch_registers<1024, 8, 1>(x, gamma, beta, y, mean, rstd, rows, cols, eps, vec4, stream);
+  } else if (vec4) {
+    layernorm_fallback_kernel<true><<<rows, kFallbackThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols, eps);
   } else {
-    layernorm_two_pass_kernel<false><<<rows, kFallbackThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols, eps);
+    layernorm_fallback_kernel<false><<<rows, kFallbackThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols, eps);
   }
   CUDA_CHECK_KERNEL();
 }
