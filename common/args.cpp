@@ -84,6 +84,13 @@ bool parse_count_list(const std::string& text, std::vector<std::size_t>* out, bo
 
 bool parse_dims(const std::string& text, std::vector<std::size_t>* out) {
   std::vector<std::size_t> dims;
+  if (!parse_dim_list(text, &dims) || dims.size() > 3) return false;
+  *out = dims;
+  return true;
+}
+
+bool parse_dim_list(const std::string& text, std::vector<std::size_t>* out) {
+  std::vector<std::size_t> dims;
   std::size_t start = 0;
   while (true) {
     const std::size_t x = text.find('x', start);
@@ -93,7 +100,6 @@ bool parse_dims(const std::string& text, std::vector<std::size_t>* out) {
     if (x == std::string::npos) break;
     start = x + 1;
   }
-  if (dims.size() > 3) return false;
   *out = dims;
   return true;
 }

@@ -37,6 +37,8 @@ std::string lesson_usage(const std::string& program, const std::string& title);
 bool parse_count(const std::string& text, std::size_t* out, bool allow_zero = true);
 // "1024,2048,4M": counts (as parse_count) separated by commas; false if any is malformed.
 bool parse_count_list(const std::string& text, std::vector<std::size_t>* out, bool allow_zero = true);
+// "4096", "1024x512", "32x1x32768x128": any number of counts joined by 'x'.
+bool parse_dim_list(const std::string& text, std::vector<std::size_t>* out);
 // "4096", "1024x512", "127x129x65": one to three counts joined by 'x'.
 bool parse_dims(const std::string& text, std::vector<std::size_t>* out);
 

@@ -186,13 +186,9 @@ int lesson_main(int argc, char** argv) {
   }
   // A --size that no lesson can read is a usage error here, before the GPU probe: bad arguments exit 2
   // on any machine, with a GPU or without. (Whether its dimensions fit is the lesson's to say.)
-  bool size_readable = true;  // every 'x'-separated part a count (5.06 takes four: HEADSxSEQQxSEQKxD)
-  for (std::size_t start = 0, x = 0; !parsed.options.size.empty() && x != std::string::npos; start = x + 1) {
-    x = parsed.options.size.find('x', start);
-    std::size_t part = 0;
-    size_readable = size_readable && parse_count(parsed.options.size.substr(start, x - start), &part);
-  }
-  if (!size_readable) {
+  // Any number of parts: 5.06 takes four (HEADSxSEQQxSEQKxD).
+  std::vector<std::size_t> dims;
+  if (!parsed.options.size.empty() && !parse_dim_list(parsed.options.size, &dims)) {
     std::fprintf(stderr, "%s: --size needs a count like 1000 or 64M, or dimensions like 4096x1024, got '%s'\n%s",
                  program.c_str(), parsed.options.size.c_str(), lesson_usage(program, title).c_str());
     return kExitUsage;

@@ -39,15 +39,7 @@ AttentionShape parse_decoding_size(const std::string& text) {
   const std::string form = "--size needs SEQK or HEADSxSEQQxSEQKxD, got '" + text + "'";
   std::vector<std::size_t> dims;
   if (text.empty()) dims = {32, 1, 32768, 128};
-  for (std::size_t start = 0; !text.empty();) {  // parse_dims takes three parts at most
-    const std::size_t x = text.find('x', start);
-    std::size_t value = 0;
-    if (!wb::parse_count(text.substr(start, x == std::string::npos ? std::string::npos : x - start), &value))
-      throw wb::UsageError(form);
-    dims.push_back(value);
-    if (x == std::string::npos) break;
-    start = x + 1;
-  }
+  if (!text.empty() && !wb::parse_dim_list(text, &dims)) throw wb::UsageError(form);  // parse_dims stops at three
   if (dims.size() == 1) dims = {32, 1, dims[0], 128};
   if (dims.size() != 4) throw wb::UsageError(form);
   if (dims[0] < 1 || dims[0] > 4096 || dims[1] < 1 || dims[2] < 1 || dims[2] > (1u << 24) || dims[1] > dims[2])

@@ -110,6 +110,10 @@ TEST_CASE("parse_dims takes one to three counts joined by x", "[host][args]") {
   CHECK_FALSE(wb::parse_dims("4x", &d));
   CHECK_FALSE(wb::parse_dims("x4", &d));
   CHECK_FALSE(wb::parse_dims("1x2x3x4", &d));
+  REQUIRE(wb::parse_dim_list("32x1x32Kx128", &d));  // no limit on the parts: 5.06's four
+  CHECK(d == std::vector<std::size_t>{32, 1, 32768, 128});
+  CHECK_FALSE(wb::parse_dim_list("32x1xx128", &d));
+  CHECK_FALSE(wb::parse_dim_list("", &d));
   CHECK_FALSE(wb::parse_dims("axb", &d));
   CHECK_FALSE(wb::parse_dims("", &d));
 }
