@@ -20,6 +20,22 @@ SpmvMatrixOptions& spmv_matrix_options() {
   return options;
 }
 
+namespace {
+
+// "poisson, uniform, powerlaw, banded, block"
+std::string generator_list() {
+  std::string names;
+  for (const std::string& n : spmv_generator_names()) names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
+// What the argument check and the generator both say of a name they do not know.
+std::string unknown_generator(const std::string& name) {
+  return "--gen: unknown generator '" + name + "' (choose one of " + generator_list() + ")";
+}
+
+}  // namespace
+
 bool take_spmv_matrix_options(std::vector<std::string>& args, SpmvMatrixOptions* out, std::string* error) {
   std::vector<std::string> rest;
   bool seen_matrix = false, seen_gen = false, seen_rows = false;
@@ -74,9 +90,7 @@ bool take_spmv_matrix_options(std::vector<std::string>& args, SpmvMatrixOptions*
   // any machine. (A malformed file is reported, with its line, when the lesson reads it.)
   const std::vector<std::string>& names = spmv_generator_names();
   if (seen_gen && std::find(names.begin(), names.end(), out->generator) == names.end()) {
-    std::string list;
-    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
-    *error = "--gen: unknown generator '" + out->generator + "' (choose one of " + list + ")";
+    *error = unknown_generator(out->generator);
     return false;
   }
   std::size_t rows = 0;
@@ -97,8 +111,7 @@ bool take_spmv_matrix_options(std::vector<std::string>& args, SpmvMatrixOptions*
 }
 
 std::string spmv_matrix_usage() {
-  std::string names;
-  for (const std::string& n : spmv_generator_names()) names += (names.empty() ? "" : ", ") + n;
+  const std::string names = generator_list();
   return "matrix options (phase 4):\n"
          "  --matrix F   a Matrix Market file (coordinate real/integer/pattern, general or symmetric)\n"
          "  --gen NAME   a generated matrix: " +
@@ -124,9 +137,7 @@ wb::sparse::Csr make_generated_matrix(const std::string& name, int rows, std::ui
   if (name == "powerlaw") return wb::sparse::power_law(rows, rows, 2.0, 65536, seed);
   if (name == "banded") return wb::sparse::banded(rows, 8, 8, seed);
   if (name == "block") return wb::sparse::block_fem(std::max(1, rows / 4), 4, seed);
-  std::string names;
-  for (const std::string& n : spmv_generator_names()) names += (names.empty() ? "" : ", ") + n;
-  throw wb::UsageError("--gen: unknown generator '" + name + "' (choose one of " + names + ")");
+  throw wb::UsageError(unknown_generator(name));
 }
 
 SpmvProblem load_spmv_problem(const SpmvMatrixOptions& options, const std::string& size_option,
