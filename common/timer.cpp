@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "common/buffer.h"
 #include "common/check.h"
+#include "common/l2_flush.h"
 
 namespace wb {
 namespace {
@@ -57,13 +57,8 @@ double GpuTimer::elapsed_ms() {
 }
 
 TimingStats bench(cudaStream_t stream, const BenchOptions& options, const std::function<void()>& work) {
-  DeviceBuffer<unsigned char> flush;
-  if (options.flush_l2) {
-    int device = 0, l2_bytes = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    flush = DeviceBuffer<unsigned char>(2 * static_cast<std::size_t>(std::max(l2_bytes, 1 << 20)));
-  }
+  std::unique_ptr<L2Flush> flush;
+  if (options.flush_l2) flush = std::make_unique<L2Flush>();
   for (int i = 0; i < options.warmup; ++i) work();
   CUDA_CHECK(cudaStreamSynchronize(stream));
 
@@ -71,9 +66,8 @@ TimingStats bench(cudaStream_t stream, const BenchOptions& options, const std::f
   std::vector<std::unique_ptr<GpuTimer>> timers;
   for (int i = 0; i < repeat; ++i) timers.push_back(std::make_unique<GpuTimer>());
   for (int i = 0; i < repeat; ++i) {
-    // The flush writes a buffer twice the size of L2, evicting the kernel's data; it runs
-    // before the start event, so it is not timed.
-    if (options.flush_l2) CUDA_CHECK(cudaMemsetAsync(flush.data(), i & 0xff, flush.bytes(), stream));
+    // Before the start event, so not timed: see common/l2_flush.h for why it reads.
+    if (flush) flush->run(stream);
     timers[i]->start(stream);
     work();
     timers[i]->stop(stream);

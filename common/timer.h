@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // GPU timing: CUDA events on the launcher's stream, warm-up launches discarded, each repeat timed
 // on its own, reported as median, min and spread. Memory-bound lessons flush L2 between repeats
-// (a memset of twice the L2 size outside the timed region) so they measure DRAM, not cache.
+// (a read of twice the L2 size outside the timed region, common/l2_flush.h) so they measure DRAM,
+// not cache.
 #pragma once
 
 #include <cuda_runtime_api.h>

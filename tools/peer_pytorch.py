@@ -475,7 +475,8 @@ def spmv_matrix(torch, gen, rows):
 
 
 def time_case(torch, case, repeat, flush):
-    """Events around each repeat; the flush buffer written before each cold repeat, outside the events."""
+    """Events around each repeat; the flush buffer read before each cold repeat, outside the events (read,
+    not written, as common/l2_flush.h explains: a write leaves dirty lines whose write-back is timed)."""
     with context_for(torch, case):
         call = build(torch, case)
         for _ in range(WARMUP):
@@ -484,7 +485,7 @@ def time_case(torch, case, repeat, flush):
         events = []
         for _ in range(repeat):
             if case.cold:
-                flush.zero_()
+                flush.sum()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
             call()
@@ -506,7 +507,7 @@ def measure(args):
     props = torch.cuda.get_device_properties(0)
     device = props.name
     l2 = getattr(props, "L2_cache_size", 0)
-    flush = torch.empty(flush_bytes(l2) // 4, device="cuda")
+    flush = torch.zeros(flush_bytes(l2) // 4, device="cuda")
     peer = "pytorch " + torch.__version__.split("+")[0]
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     print("%s, L2 %d MiB (flush %d MiB), %s" % (device, l2 // MiB, flush.numel() * 4 // MiB, peer))
