@@ -51,11 +51,12 @@ static_assert(kSlots * 4 == kWarpSize, "a lane is one row (0..3) of one block sl
 __device__ void block_row_spmv(const BlockTiledView& a, const float* xs, const std::uint32_t* shared_rows, int br,
                                float* y) {
   // TODO(4.07): compute the 4 rows of y that block row br covers (about 28 lines). Each lane is one row
-  //             of one block slot; the slots take the block row's blocks kSlots at a time. Per block you have its pre-decoded position (in xs) and value
-  //             offset, and its template's descriptor (see the host build below), which the first
-  //             kSharedTemplates templates keep in shared_rows. A full row whose values start 16-byte
-  //             aligned can be read in one float4 load. Then add up the slots' sums for each row with
-  //             shuffles; write each row once, and only rows that exist (below a.rows).
+  //             of one block slot; the slots take the block row's blocks kSlots at a time. Per block
+  //             you have its pre-decoded position (in xs) and value offset, and its template's
+  //             descriptor (see the host build below), which the first kSharedTemplates templates keep
+  //             in shared_rows. A full row whose values start 16-byte aligned can be read in one
+  //             float4 load. Then add up the slots' sums for each row with shuffles; write each row
+  //             once, and only rows that exist (below a.rows).
 }
 
 __global__ __launch_bounds__(kThreads) void spmv_block_tiled_kernel(BlockTiledView a, const float* __restrict__ x,
