@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // 4.04 ell: SpMV on ELLPACK, padding every row to the longest, column-major, and when padding explodes.
 //
-// You learn: how a regular layout buys coalescing without a warp per row (slot k of row r sits at
-// k * rows + r, so a warp of 32 consecutive rows reads 32 consecutive values at every step), what the
-// padding costs (every row pays for the longest: rows x width slots are read, not nnz), how to skip a
-// padding slot (col = -1) without reading x[-1], and why ELL is hopeless on a power-law matrix
-// (one row of 65536 entries pads 4M rows to 2^38 slots: the lesson refuses it and says so).
+// You learn: how a regular layout buys coalescing without a warp per row (slot k of every row stored
+// together, column-major: spmv.cuh's EllView; a warp of 32 consecutive rows can read 32 consecutive
+// values at every step), what the padding costs (every row pays for the longest: rows x width slots
+// are read, not nnz), how to skip a padding slot (col = -1) without reading x[-1], and why ELL is
+// hopeless on a power-law matrix (one row of 65536 entries pads 4M rows to 2^38 slots: the lesson
+// refuses it and says so).
 // Task: in spmv_ell_kernel, one thread per row, compute the row's entry of y from its width slots,
 // skipping the padding.
+// You decide: the order in which a thread visits its slots, and so whether a warp's loads coalesce;
+//             how a padding slot is recognised before x is read through it.
 // Source: Bell & Garland, "Implementing Sparse Matrix-Vector Multiplication on Throughput-Oriented Processors"
 // (SC 2009), ELL: a regular, column-major layout reads coalesced at the price of stored padding
 // (SPASM, 4.07, keeps the regularity and drops most of the padding).

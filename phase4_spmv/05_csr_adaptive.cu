@@ -9,6 +9,9 @@
 // of them is the kernel's tail.
 // Task: in csr_adaptive_plan_kernel find each chunk's first row by binary search; in
 // spmv_csr_adaptive_kernel stage the block's products into shared memory and sum each row from there.
+// You decide: the search's bounds and its test (and the type of the chunk's first entry index); which
+//             entries each thread stages, so that loads coalesce and all of them are in flight at
+//             once; how a group's lanes split a row's staged products.
 // Source: Greathouse & Daga, "Efficient Sparse Matrix-Vector Multiplication on GPUs Using the CSR Storage
 // Format" (SC 2014), CSR-Adaptive: a coalesced stream through shared memory, which one thread per row (4.02)
 // could not have.
@@ -36,18 +39,17 @@ constexpr int kLongRowLoads = 8;  // loads in flight per thread on a row too lon
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// Row block k = the rows whose first entry lies in [k * kChunk, (k + 1) * kChunk): its first row is the
-// first r with row_ptr[r] >= k * kChunk, a lower bound in the sorted row_ptr. Entry `chunks` is rows.
+// Row block k = the rows whose first entry lies in [k * kChunk, (k + 1) * kChunk); row_ptr is sorted,
+// so its first row can be found without reading all of row_ptr. Entry `chunks` is rows.
 __global__ void csr_adaptive_plan_kernel(const int* __restrict__ row_ptr, int rows, int chunks,
                                          int* __restrict__ row_block_start) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k > chunks) return;
   int first = rows;
   if (k < chunks) {
-    // TODO(4.05): set first to row block k's first row, the lower bound described above, in O(log rows)
-    //             reads of row_ptr (about 12 lines). The target passes 2^31 on big matrices: hold it in a
-    //             long long. The last row pointer (nnz) is never below the target, so an answer in
-    //             0 .. rows always exists.
+    // TODO(4.05): set first to row block k's first row, in O(log rows) reads of row_ptr (about 12
+    //             lines). k * kChunk passes 2^31 on big matrices. A chunk that starts inside a long row
+    //             has no row of its own: the answer may be a row of a later chunk, or rows itself.
   }
   row_block_start[k] = first;
 }
@@ -130,8 +132,8 @@ __global__ __launch_bounds__(kThreads) void spmv_csr_adaptive_kernel(CsrView a, 
     float sum = 0.0f;
     if (row < stream_rows) {
       // TODO(4.05): add this lane's share of the row's staged products to sum (about 2 lines). The
-      //             group's `lanes` lanes split the row between them; the shuffle below adds up their
-      //             sums. `row` counts from first_row, and the products from entry `begin`.
+      //             group's `lanes` lanes split the row between them, each product taken once; the
+      //             shuffle below adds up their sums.
     }
     // Width `lanes`: each group of lanes folds its own sum, lane 0 of the group ends with the total.
     for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, lanes);

@@ -7,6 +7,8 @@
 // it; and to repair the rows a tile boundary cuts with a carry that a second kernel adds into y.
 // Task: write merge_path_search (the diagonal binary search) and the walk in spmv_csr_balanced_kernel
 // that sums entries until a row ends, then hands the sum to that row.
+// You decide: the search's bounds and the test that halves them; how a thread's walk tells an entry
+//             from a row end, and how a closed row's sum reaches row_sum when threads share a row.
 // Source: Merrill & Garland, "Merge-Based Parallel Sparse Matrix-Vector Multiplication" (SC 2016): merge path
 // splits rows and entries evenly, a static fix for rows of very different lengths.
 // Run:   ./workbook run 4.06 [-- --gen powerlaw|poisson|uniform|banded|block --rows 4M]
@@ -56,9 +58,10 @@ BalancedWorkspace carve(const CsrView& a, void* workspace) {
 // The merge path: list A = row_end[0 .. rows) (row i's entries end at row_end[i] = row_ptr[i + 1]),
 // list B = the entry indices 0, 1, ..., nnz - 1. Merged, row end i comes before entry j when
 // row_end[i] <= j (the row has ended before entry j). Diagonal d of the merge (d items consumed)
-// crosses the path at {i, d - i}: i row ends and d - i entries. It is the smallest i in
-// [max(0, d - nnz), min(d, rows)] such that row i's end is not before entry d - i - 1, found by a
-// binary search: O(log rows) for any d, which is what makes equal-sized tiles cheap to find.
+// crosses the path at {i, d - i}: i row ends and d - i entries. Along a diagonal, each step of i takes
+// one more row end and one entry fewer, and the merge order between the two flips only once: so a
+// binary search finds the crossing in O(log rows) for any d, which is what makes equal-sized tiles
+// cheap to find.
 __device__ int2 merge_path_search(int diagonal, const int* row_end, int rows, int nnz) {
   // TODO(4.06): find where `diagonal` crosses the merge path, as {row ends taken, entries taken}, with
   //             the binary search described above (about 9 lines). Neither count may go below 0 or past

@@ -8,6 +8,9 @@
 // seq^2, and each K and V element is read once per query tile instead of once per query.
 // Task: write the four device functions: a tile's scores, the online update that also writes P, the
 // P V accumulation, and the final O and L. The tiles, the loop and the barriers are given.
+// You decide: which query rows, keys and output columns each thread owns (4 x 4 scores and d / 16
+//             columns each); how the threads of a row agree on its max and sum, and so where a warp
+//             may not branch; what p_tile holds for the P V step, and who writes L.
 // Source: Dao et al., "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness"
 // (2022); Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018), the algorithm under it.
 // Run:   ./workbook run 5.03 [-- --size 16x4096x64]
@@ -24,10 +27,11 @@
 
 namespace {
 
-// A block computes a kBr x kBc tile of scores at a time with 16 x 16 threads: thread (tx, ty) owns
-// query rows ty + 16 r (r < 4) and keys tx + 16 c (c < 4) of the tile, and output columns tx + 16 k
-// (k < d / 16). Strided ownership makes the 16 threads of a half-warp read 16 different K rows (bank
-// conflict-free with one float of padding per row) and 16 neighbouring V columns (coalesced, conflict-free).
+// A block computes a kBr x kBc tile of scores at a time with 256 threads: each owns kRows query rows
+// and kKeys keys of the tile (s below) and d / 16 output columns of its rows (acc). Which ones is the
+// first design choice: the threads that share a row must sit in one warp to agree through shuffles,
+// and a half-warp's reads of the K tile (rows padded by one float) and of the V tile should each hit
+// 16 different banks.
 constexpr int kBr = 64;  // query rows per block
 constexpr int kBc = 64;  // keys per tile
 constexpr int kThreads = 256;
@@ -54,9 +58,9 @@ __device__ void load_tile(float* tile, const float* src, int first, int rows) {
   }
 }
 
-// s[r][c] = the scaled logit of query row ty + 16 r against key k0 + tx + 16 c, from the tiles in
-// shared memory. Keys at or past seq_k exist only as the zero padding of the last tile: they must take
-// no part in the softmax, whatever the row's other logits are.
+// s[r][c] = the scaled logit of this thread's query row r against its key c of the tile that starts
+// at key k0, from the tiles in shared memory. Keys at or past seq_k exist only as the zero padding of
+// the last tile: they must take no part in the softmax, whatever the row's other logits are.
 template <int D>
 __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, int seq_k, float scale,
                             float (&s)[kRows][kKeys]) {
@@ -66,18 +70,17 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
 
 // The online softmax over tiles. Per row, m is the max of the logits seen so far, l the sum of
 // exp(s - m) over them, acc[r][k] the sum of exp(s - m) v over them (O before the division by l). A
-// tile brings its own max: with m_new = max(m, tile max), every old term was computed against m and
-// must be multiplied by exp(m - m_new) (2.08's identity), in l and in acc alike; the tile's terms are
-// exp(s - m_new). The 16 threads that share a row (same ty, tx = 0..15: one half-warp) must agree on
-// the tile's max and on its sum, so combine their values with shuffles inside the half-warp.
-// While m is -inf (no logit seen yet), exp(m - m_new) is exp(-inf) = 0, which is right; but if a row
-// saw no visible key in the tile too, m_new is -inf and exp(-inf - -inf) is NaN: such a row must come
-// out of the update as it went in (m, l and acc unchanged, probabilities 0). A warp holds two rows (its
-// two half-warps), and a full-mask __shfl_xor_sync needs all 32 lanes to arrive: the row with nothing
-// visible still takes part in every shuffle (its -inf logits combine like any others) and is left alone
-// by what it does with the results, never by branching around them. Such a branch splits the warp, which
-// is undefined behaviour that no test shows (here every tile holds key k0, which every row sees).
-// p_tile[row][key] receives exp(s - m_new), for the P V step.
+// tile brings its own max, and m, l and acc must keep these meanings after it (2.08 did the same for
+// one value at a time). The threads that share a row must agree on the tile's max and on its sum, and
+// combine only among themselves.
+// A row that has seen no visible key yet has m = -inf, and if the tile holds none for it either,
+// exp(-inf - -inf) is NaN: such a row must come out of the update as it went in (m, l and acc
+// unchanged, probabilities 0). If a warp holds several rows, a full-mask __shfl_xor_sync needs all 32
+// lanes to arrive: the row with nothing visible still takes part in every shuffle (its -inf logits
+// combine like any others) and is left alone by what it does with the results, never by branching
+// around them. Such a branch splits the warp, which is undefined behaviour that no test shows (here
+// every tile holds key k0, which every row sees).
+// p_tile[row][key] receives this tile's terms of acc's sum, for the P V step.
 template <int D>
 __device__ void online_update(const float (&s)[kRows][kKeys], float (&m)[kRows], float (&l)[kRows],
                               float (&acc)[kRows][D / 16], float* p_tile) {
@@ -93,7 +96,8 @@ __device__ void accumulate_pv(const float* p_tile, const float* v_tile, float (&
   // TODO(5.03): add this tile's P V to acc (about 8 lines).
 }
 
-// The epilogue: O = acc / l for the rows that exist (q0 + row < seq_q), and L = m + log(l) once per row.
+// The epilogue: O and L (attention.cuh defines both) from each row's m, l and acc, for the rows that
+// exist (below seq_q); L once per row.
 template <int D>
 __device__ void store_rows(const float (&acc)[kRows][D / 16], const float (&m)[kRows], const float (&l)[kRows],
                            float* o_head, float* l_head, int q0, int seq_q) {

@@ -7,7 +7,9 @@
 // the first one tile) and a grid in natural order ends on its longest blocks; and how starting the
 // longest tiles first lets the short ones fill the gaps at the end.
 // Task: write key_visible's causal half, key_end (the tiles a query tile needs) and the longest-first
-// block order. The rest is 5.03's kernel, given.
+// block order. The rest is 5.03's kernel, given: it holds 5.03's answer, so solve 5.03 first.
+// You decide: the causal test (mind the diagonal); where a query tile's loop over key tiles may stop;
+//             how a one-dimensional block index maps to (tile, head) so the longest tiles start first.
 // Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023): 5.03's
 // online softmax over tiles with the causal mask of decoder attention, key tiles above the diagonal skipped.
 // Run:   ./workbook run 5.04 [-- --size 16x4096x64]

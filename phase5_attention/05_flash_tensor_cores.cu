@@ -13,6 +13,8 @@
 // the scale saves a multiply per score.
 // Task: write the four device functions: a tile's scores, the online softmax update (with the rescale
 // of O), the P V product from the score registers, and the epilogue. Loads, masks and the loop are given.
+// You decide: how a row's max and sum are combined across the lanes that hold it; how a fully masked
+//             row avoids NaN; which score registers form each A fragment of P V.
 // Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023): the
 // online softmax on tensor cores; PTX ISA, "Warp Level Matrix Multiply-Accumulate Instructions".
 // Run:   ./workbook run 5.05 [-- --size 16x4096x128]
@@ -65,22 +67,20 @@ __device__ inline void load_rows(__nv_bfloat16* tile, const __nv_bfloat16* src, 
 template <int D, int BC>
 __device__ void tile_scores(float (&s)[BC / 8][4], const std::uint32_t (&q)[D / 16][4], const __nv_bfloat16* k_tile,
                             int lane) {
-  // TODO(5.05): fill s with this warp's 16 x BC tile of Q K^T: zero it, then for each 16-wide step of
-  //             d, load the K tile's B fragments with ldmatrix_x4 (which lanes supply which key rows:
-  //             mma_sm80.cuh; the tile is swizzled: tile_offset<BC>) and one mma_bf16_16816 per
-  //             8-key tile (about 12 lines).
+  // TODO(5.05): fill s with this warp's 16 x BC tile of Q K^T on tensor cores (about 12 lines). The K
+  //             tile is swizzled (tile_offset<BC>); mma_sm80.cuh documents which lanes' addresses
+  //             ldmatrix_x4 uses and the mma_bf16_16816 operands.
 }
 
-// The online softmax of one tile (scores already scaled into log2 units and masked to -inf): for each
-// of the lane's two rows, the new running max over the quad, the correction exp2(m_old - m_new) applied
-// to the running sum and to the row's O accumulators, and s replaced by p = exp2(s - m_new). row_sum
-// stays this lane's share; the epilogue adds the quad's four shares once.
+// The online softmax of one tile (scores already scaled into log2 units and masked to -inf): 5.03's
+// update in base 2, for each of the lane's two rows, with s replaced by the tile's unnormalized
+// probabilities (accumulate_pv reads them there). row_max must be the same in the 4 lanes of a row;
+// row_sum may stay this lane's share until the epilogue.
 template <int D, int BC>
 __device__ void online_softmax(float (&s)[BC / 8][4], float (&row_max)[2], float (&row_sum)[2], float (&o)[D / 8][4]) {
-  // TODO(5.05): for each of the lane's two rows: the tile's max joined with the running max across
-  //             the quad (the other three lanes that hold the row), the correction for what came
-  //             before, p = exp2(s - max) in place of s, the running sum, and O rescaled. No NaN for a
-  //             row whose keys so far are all masked (about 25 lines).
+  // TODO(5.05): update the running max, the running sum and O of each of the lane's two rows, and
+  //             leave the tile's probabilities in s (about 25 lines). No NaN for a row whose keys so
+  //             far are all masked; no shuffle may mix two rows.
 }
 
 // o += P V over the tile's BC keys, P straight from the score registers (no shared memory): the A
@@ -89,21 +89,18 @@ __device__ void online_softmax(float (&s)[BC / 8][4], float (&row_max)[2], float
 template <int D, int BC>
 __device__ void accumulate_pv(float (&o)[D / 8][4], const float (&p)[BC / 8][4], const __nv_bfloat16* v_tile,
                               int lane) {
-  // TODO(5.05): add P V to o, 16 keys at a time: build the mma A fragment from the probabilities in
-  //             p (which two 8-key tiles, which registers, packed with pack_bf16x2), load V's B
-  //             fragments with ldmatrix_x4_trans (V is [key][d]: its rows are the k of this product)
-  //             and mma every 8-column tile of d (about 15 lines).
+  // TODO(5.05): add this tile's P V to o, 16 keys at a time (about 15 lines): P straight from the
+  //             registers of p (pack_bf16x2 rounds a pair to BF16), V through ldmatrix_x4_trans.
 }
 
-// The epilogue for the lane's two rows (row0 and row0 + 8 of the head, if they exist): the quad's
-// row sum, O = o / sum rounded to BF16 (pairs of columns: 4-byte stores), and L = m + log(sum) in
-// natural log (m is in log2 units), written by one lane of the quad.
+// The epilogue for the lane's two rows (row0 and row0 + 8 of the head, if they exist): O rounded to
+// BF16 once (a lane's column pairs: 4-byte stores) and L in natural log (attention.cuh), once per row;
+// row_max is in log2 units, and row_sum holds this lane's share only.
 template <int D>
 __device__ void store_rows(const float (&o)[D / 8][4], const float (&row_max)[2], float (&row_sum)[2],
                            __nv_bfloat16* o_head, float* l_head, int row0, int seq_q, int lane) {
-  // TODO(5.05): for each of the lane's two rows: the row's full sum (the quad's four shares), then,
-  //             if the row exists, O = o / sum in BF16 (this lane's column pairs) and, from one lane
-  //             of the quad, L = m + log(sum) in natural log (m is in log2 units) (about 15 lines).
+  // TODO(5.05): write O and L for the lane's two rows, where they exist (about 15 lines). Every lane
+  //             of a quad takes part in its shuffles, whether its rows exist or not.
 }
 
 // ---- kernel ---------------------------------------------------------------------------------------

@@ -4,12 +4,13 @@
 //   Q, O  [heads][seq_q][d]      K, V  [heads][seq_k][d]      L  [heads][seq_q]
 // L is each row's log-sum-exp of the scaled logits, L = m + log(sum_j exp(s_j - m)) with m = max_j s_j
 // (natural log): the one number per row that a backward pass (or a split-K merge) needs to rebuild P.
-// Causal: query i sees keys j <= i + seq_k - seq_q, the last seq_q rows of a causal seq_k x seq_k
-// matrix. With seq_q == seq_k (5.01-5.04, which take no other causal shape) that is j <= i; with
-// seq_q < seq_k it is decoding with a KV cache (5.06): the seq_q newest tokens against every cached key,
-// the newest seeing them all. Every launcher takes device pointers, the shape and a stream, checks its
-// launches (CUDA_CHECK_KERNEL) and launches nothing when heads or seq_q is 0. seq_k >= 1; d is 64 or
-// 128 (std::invalid_argument otherwise). Host code only here: tests include it.
+// Causal: the seq_q queries are the newest seq_q of the seq_k tokens, and each sees every key up to its
+// own position: the last seq_q rows of a causal seq_k x seq_k matrix. With seq_q == seq_k (5.01-5.04,
+// which take no other causal shape) query i sees keys j <= i; with seq_q < seq_k it is decoding with a
+// KV cache (5.06): the newest query sees every cached key. Every launcher takes device pointers, the
+// shape and a stream, checks its launches (CUDA_CHECK_KERNEL) and launches nothing when heads or seq_q
+// is 0. seq_k >= 1; d is 64 or 128 (std::invalid_argument otherwise). Host code only here: tests
+// include it.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -40,7 +41,7 @@ float attention_scale(int d);
 void validate_attention_shape(const AttentionShape& shape);
 // The same, except that a causal shape may have seq_q <= seq_k (decoding): 5.06 and the references.
 void validate_decoding_shape(const AttentionShape& shape);
-// Keys query row i may see: i + 1 + seq_k - seq_q when causal (at most seq_k), else seq_k.
+// Keys query row i may see: those up to its own position when causal (above), else seq_k.
 int attention_visible_keys(const AttentionShape& shape, int row);
 
 // The workspace of 5.01 and 5.02: the scores (then probabilities) of every head, heads x seq_q x seq_k

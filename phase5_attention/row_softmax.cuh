@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+// Holds 5.01's answer (the row softmax and L) and the causal bound 5.06 asks for: solve 5.01 first.
 // The masked row softmax of the unfused paths (given in 5.02, used by the cuBLAS reference): one block
 // per row of the scores, in place (S becomes P), L written, keys j > i of a causal row left out. It is
 // 5.01's softmax kernel with the mask applied as it reads, since cuBLAS computes every logit.

@@ -4,8 +4,10 @@
 // You learn: that the first step of 3.03 wastes half the threads, and that doing it in registers
 // while loading from global memory halves the block count, the barriers and the shared traffic.
 // Task: in reduce_first_add_during_load_kernel, let every thread load two elements of its block and
-// store their sum in partial[tid]: a block now covers 2 * blockDim.x elements. The tree and the
-// launcher (which already asks for half the blocks) are given.
+// store their sum in partial[tid]: a block now covers 2 * blockDim.x elements. The tree (3.03's answer:
+// solve 3.03 first) and the launcher (which already asks for half the blocks) are given.
+// You decide: which two elements of the block a thread takes, so that every load of a warp stays
+//             coalesced; how each of the two loads is kept inside n.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #4:
 // first add during global load, L = 2 elements per thread before the tree.
 // Run:   ./workbook run 3.04 [-- --size 256M]
@@ -30,8 +32,7 @@ __global__ void reduce_first_add_during_load_kernel(const T* __restrict__ in, T*
   __shared__ T partial[kBlockSize];
   const unsigned int tid = threadIdx.x;
   // Block b covers [2 blockDim b, 2 blockDim (b + 1)) (the launcher counts on it). Choose each
-  // thread's two elements so that every load instruction of a warp reads 32 consecutive floats: the
-  // block reads two coalesced rows of 256 floats.
+  // thread's two elements so that every load instruction of a warp reads 32 consecutive floats.
   // Each load bounded by n on its own: the second one runs past n first.
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
   T sum = i < n ? in[i] : T(0);

@@ -6,7 +6,9 @@
 // trick relies on lanes running in lockstep, which the hardware no longer promises.
 // Task: write warp_sum_last_64, the block's last steps (64 partial sums to 1) run by the 32 threads
 // of warp 0 alone, ordered with __syncwarp() instead of block barriers. The rest of the kernel is
-// given.
+// given (it holds 3.04's answer, the two loads: solve 3.04 first).
+// You decide: which lanes add in each step, and which slots they read and write; where the __syncwarp()
+//             calls go, and how many one step needs.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #5:
 // unroll the last warp, rewritten for independent thread scheduling (the original is pre-Volta).
 // Run:   ./workbook run 3.05 [-- --size 256M]
@@ -32,8 +34,8 @@ static_assert(kBlockSize >= 64, "the last warp starts from 64 partial sums");
 // assumed the 32 lanes run each line together, so lane 0 reads p[16] only after lane 16 wrote it.
 // Since Volta, lanes of a warp are scheduled independently and may interleave anyhow: volatile makes
 // every access go to memory, but it orders nothing between lanes, so lane 0 may read p[16] before or
-// after lane 16's add. __syncwarp() is the barrier (and memory fence) for one warp. A read and a write
-// of the same step need one between them too: lane 8 reads p[16] while lane 16 writes it.
+// after lane 16's add. __syncwarp() is the barrier (and memory fence) for one warp: which accesses of
+// a step, and of two steps in a row, must it separate? Racecheck tells you when one is missing.
 template <typename T>
 __device__ void warp_sum_last_64(T* partial, unsigned int lane) {
 #pragma unroll

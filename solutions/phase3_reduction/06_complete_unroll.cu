@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // 3.06 complete_unroll: the whole tree unrolled for a block size known at compile time.
 //
-// You learn: to make the block size a template parameter, so every `if (kThreads >= 512)` is decided
-// by the compiler and the tree becomes straight-line code with no loop counter, and how a launcher
+// You learn: to make the block size a template parameter, so every test on it is decided by the
+// compiler and the tree can become straight-line code with no loop counter, and how a launcher
 // dispatches a runtime choice (64 .. 256 threads) to the right instantiation.
 // Task: in reduce_complete_unroll_kernel, write the block-wide steps of the tree, from kThreads
-// partial sums (up to 1024) down to 64, as straight-line code in which each step is kept or dropped
-// by a compile-time test on kThreads; 3.05's warp_sum_last_64 (given) finishes.
+// partial sums (up to 1024) down to 64, as straight-line code; 3.05's warp_sum_last_64 (given: it is
+// 3.05's answer, and the loads are 3.04's: solve those first) finishes.
+// You decide: how the steps are written so that each exists only for the block sizes that need it;
+//             where each step's barrier goes, and whether a barrier may sit inside a test on kThreads.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #6:
 // the whole tree unrolled with a template.
 // Run:   ./workbook run 3.06 [-- --size 256M]
@@ -48,8 +50,8 @@ __global__ void __launch_bounds__(kThreads)
   if (i + kThreads < n) sum += in[i + kThreads];
   partial[tid] = sum;
   __syncthreads();
-  // `if (kThreads >= 512)` is a constant: the compiler keeps the step or deletes it, and the
-  // __syncthreads() inside it is reached by every thread of the block or by none.
+  // kThreads is known at compile time, blockDim.x only at run time: what does that change for a
+  // __syncthreads() that only some block sizes need (3.01: every thread reaches it, or none)?
   if (kThreads >= 1024) {
     if (tid < 512) partial[tid] += partial[tid + 512];
     __syncthreads();

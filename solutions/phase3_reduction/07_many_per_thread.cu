@@ -4,9 +4,11 @@
 // You learn: that the tree is cheap only when each thread has first summed many elements on its
 // own: a grid of a few blocks per SM, a grid-stride loop of 16-byte loads (four independent ones in
 // flight per thread), then one small tree per block, and two passes in all.
-// Task: in reduce_many_per_thread_kernel, sum this thread's share of the array into `sum`: a
-// grid-stride walk that reads float4s and keeps four independent loads in flight per thread, then
-// the floats that do not fill a float4. The tree and the launcher are given.
+// Task: in reduce_many_per_thread_kernel, sum this thread's share of the array into `sum`, reading
+// 16-byte vectors with several loads in flight per thread. The tree (3.05's answer: solve 3.05 first)
+// and the launcher are given.
+// You decide: which vectors a thread takes (the grid is capped at 8 blocks per SM); how many loads it
+//             keeps in flight per trip; how the leftover vectors and the last n % 4 floats are taken.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #7:
 // multiple elements per thread; NVIDIA blog, "CUDA Pro Tip: Increase Performance with Vectorized Memory
 // Access" (16-byte loads).
@@ -44,9 +46,9 @@ __global__ void __launch_bounds__(kBlockSize)
   const unsigned int tid = threadIdx.x;
   float sum = 0.0f;
   // in comes from cudaMalloc (256-byte aligned; the launcher checks 16), so in4[v] = in[4v .. 4v+3].
-  // Four loads issued before the first add: each thread keeps 64 bytes in flight, enough with 2048
-  // threads per SM to cover HBM's latency. Consecutive threads read consecutive float4s: a warp
-  // reads 512 contiguous bytes per load instruction.
+  // Loads issued before the first add that needs them are in flight together: how many bytes must each
+  // of an SM's 2048 threads keep in flight to cover HBM's latency (README: the napkin math)? A warp
+  // whose lanes read consecutive float4s reads 512 contiguous bytes per load instruction.
   const std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const float4* in4 = reinterpret_cast<const float4*>(in);

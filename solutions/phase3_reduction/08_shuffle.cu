@@ -6,7 +6,9 @@
 // with one __syncthreads() in all; and the same template for floats and exact ints.
 // Task: write warp_reduce_sum with shuffles, then the block level in reduce_shuffle_kernel: the warps'
 // sums meet in one shared slot per warp, and warp 0 adds them and writes the block's sum, with one
-// __syncthreads() in all. The loads are 3.07's (given).
+// __syncthreads() in all. The loads are 3.07's answer (given: solve 3.07 first).
+// You decide: the offsets of the warp's steps; how the warps' sums reach warp 0 and where the one
+//             barrier goes; what a lane of warp 0 without a warp sum brings.
 // Source: Justin Luitjens, "Faster Parallel Reductions on Kepler" (NVIDIA blog): warp shuffles, a shared
 // slot per warp, per-block partial sums, then one block for the final sum.
 // Run:   ./workbook run 3.08 [-- --size 256M]
@@ -82,8 +84,8 @@ __global__ void __launch_bounds__(kBlockSize)
   for (std::size_t i = 4 * vectors + first; i < n; i += stride) sum += in[i];
 
   sum = warp_reduce_sum(sum);
-  // warp_sums is written by lane 0 of each warp and read by warp 0: the one __syncthreads() of the
-  // kernel sits between the two. Warp 0 then adds kWarps (8) numbers, zero-padded to 32 lanes.
+  // One number per warp crosses to another warp through shared memory: kWarps (8) numbers, which one
+  // warp then adds with the same shuffles.
   __shared__ T warp_sums[kWarps];
   const unsigned int lane = tid % 32;
   const unsigned int warp = tid / 32;

@@ -6,6 +6,8 @@
 // a workspace allocated once, outside any timed loop, instead of a cudaMalloc per call.
 // Task: in reduce_cub, query temp_bytes, check that it fits the workspace, and run the sum on the
 // launcher's stream.
+// You decide: the order of the calls and the check, so that nothing runs on a workspace too small for
+//             CUB; which arguments carry the storage, its size and the stream.
 // Source: the CUB documentation, cub::DeviceReduce: the tuned library version of 3.08/3.09, where
 // hand-written reductions end.
 // Run:   ./workbook run 3.10 [-- --size 256M]

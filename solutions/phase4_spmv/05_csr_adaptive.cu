@@ -9,6 +9,9 @@
 // of them is the kernel's tail.
 // Task: in csr_adaptive_plan_kernel find each chunk's first row by binary search; in
 // spmv_csr_adaptive_kernel stage the block's products into shared memory and sum each row from there.
+// You decide: the search's bounds and its test (and the type of the chunk's first entry index); which
+//             entries each thread stages, so that loads coalesce and all of them are in flight at
+//             once; how a group's lanes split a row's staged products.
 // Source: Greathouse & Daga, "Efficient Sparse Matrix-Vector Multiplication on GPUs Using the CSR Storage
 // Format" (SC 2014), CSR-Adaptive: a coalesced stream through shared memory, which one thread per row (4.02)
 // could not have.
@@ -36,8 +39,8 @@ constexpr int kLongRowLoads = 8;  // loads in flight per thread on a row too lon
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// Row block k = the rows whose first entry lies in [k * kChunk, (k + 1) * kChunk): its first row is the
-// first r with row_ptr[r] >= k * kChunk, a lower bound in the sorted row_ptr. Entry `chunks` is rows.
+// Row block k = the rows whose first entry lies in [k * kChunk, (k + 1) * kChunk); row_ptr is sorted,
+// so its first row can be found without reading all of row_ptr. Entry `chunks` is rows.
 __global__ void csr_adaptive_plan_kernel(const int* __restrict__ row_ptr, int rows, int chunks,
                                          int* __restrict__ row_block_start) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;

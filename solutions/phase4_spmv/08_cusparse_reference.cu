@@ -8,6 +8,8 @@
 // Task: in spmv_cusparse_plan_create describe A with cusparseCreateConstCsr and x, y with
 // cusparseCreateConstDnVec / cusparseCreateDnVec, size and allocate the work buffer with
 // cusparseSpMV_bufferSize, and in spmv_cusparse_plan_run call cusparseSpMV (y = 1 * A x + 0 * y).
+// You decide: which descriptors are read-only and which sizes they take from A; what the plan keeps
+//             so that a run is one call with nothing allocated.
 // Source: the cuSPARSE documentation, cusparseSpMV (generic API). Measure against the vendor library in the
 // same run, and know where the time goes before optimising.
 // Run:   ./workbook run 4.08 [-- --gen poisson|uniform|powerlaw|banded|block]

@@ -13,6 +13,8 @@
 // the scale saves a multiply per score.
 // Task: write the four device functions: a tile's scores, the online softmax update (with the rescale
 // of O), the P V product from the score registers, and the epilogue. Loads, masks and the loop are given.
+// You decide: how a row's max and sum are combined across the lanes that hold it; how a fully masked
+//             row avoids NaN; which score registers form each A fragment of P V.
 // Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023): the
 // online softmax on tensor cores; PTX ISA, "Warp Level Matrix Multiply-Accumulate Instructions".
 // Run:   ./workbook run 5.05 [-- --size 16x4096x128]
@@ -80,10 +82,10 @@ __device__ void tile_scores(float (&s)[BC / 8][4], const std::uint32_t (&q)[D / 
   }
 }
 
-// The online softmax of one tile (scores already scaled into log2 units and masked to -inf): for each
-// of the lane's two rows, the new running max over the quad, the correction exp2(m_old - m_new) applied
-// to the running sum and to the row's O accumulators, and s replaced by p = exp2(s - m_new). row_sum
-// stays this lane's share; the epilogue adds the quad's four shares once.
+// The online softmax of one tile (scores already scaled into log2 units and masked to -inf): 5.03's
+// update in base 2, for each of the lane's two rows, with s replaced by the tile's unnormalized
+// probabilities (accumulate_pv reads them there). row_max must be the same in the 4 lanes of a row;
+// row_sum may stay this lane's share until the epilogue.
 template <int D, int BC>
 __device__ void online_softmax(float (&s)[BC / 8][4], float (&row_max)[2], float (&row_sum)[2], float (&o)[D / 8][4]) {
 #pragma unroll
@@ -140,9 +142,9 @@ __device__ void accumulate_pv(float (&o)[D / 8][4], const float (&p)[BC / 8][4],
   }
 }
 
-// The epilogue for the lane's two rows (row0 and row0 + 8 of the head, if they exist): the quad's
-// row sum, O = o / sum rounded to BF16 (pairs of columns: 4-byte stores), and L = m + log(sum) in
-// natural log (m is in log2 units), written by one lane of the quad.
+// The epilogue for the lane's two rows (row0 and row0 + 8 of the head, if they exist): O rounded to
+// BF16 once (a lane's column pairs: 4-byte stores) and L in natural log (attention.cuh), once per row;
+// row_max is in log2 units, and row_sum holds this lane's share only.
 template <int D>
 __device__ void store_rows(const float (&o)[D / 8][4], const float (&row_max)[2], float (&row_sum)[2],
                            __nv_bfloat16* o_head, float* l_head, int row0, int seq_q, int lane) {

@@ -7,7 +7,10 @@
 // with 2.08's online-softmax merge; how to choose the split count from the shape and the SM count;
 // and how a memory-bound kernel keeps enough 16-byte loads in flight to run at the copy's speed.
 // Task: write the split count, a split's key range, the causal end of a decoding query, the partial's
-// store and the merge. The per-split loop (5.03's online softmax, one warp wide) is given.
+// store and the merge. The per-split loop (5.03's online softmax, one warp wide) is given: fold_step
+// holds 5.03's answer, so solve 5.03 first.
+// You decide: how many splits a shape gets on a GPU of sm_count SMs; where each split's keys begin and
+//             end; how two partials against different maxima become one.
 // Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context inference" (2023): 2.08's online-softmax
 // merge applied across splits of the KV cache.
 // Run:   ./workbook run 5.06 [-- --size 32x1x32768x128]
@@ -34,14 +37,11 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxRowsPerWarp = 8;  // query rows that share one pass over the keys (seq_q > 8: groups)
 constexpr int kLoadsPerStep = 8;    // 16-byte loads of K, and as many of V, in flight per lane per step
-// The split heuristic, two limits on the split count. Warps: the heads x query groups x splits warps
-// should number at least kWarpsPerSm per SM, enough to keep its loads in flight (each warp has 16 x 16
-// bytes per lane outstanding: 8 KiB), so the count is the smallest that reaches kWarpsPerSm x sm_count
-// warps (rounded up, never down). Keys: no more splits than the cache has pieces of kMinKeysPerSplit
-// keys, a partial last piece counted as one, so that a split's partial (d + 2 floats per row) stays a
-// small fraction of what it reads (0.4% at 128 keys). Where the two disagree (few heads, or few
-// keys) the key limit wins, even if some SMs then get no warp: shorter splits would cost more in
-// partials and merging than their keys are worth. At least 1 split, always.
+// The split count pulls two ways. More splits, more warps (heads x query groups x splits): an SM
+// needs about kWarpsPerSm of them to keep its loads in flight (each warp has 16 x 16 bytes per lane
+// outstanding: 8 KiB). Fewer splits, fewer partials: a split's partial (d + 2 floats per row) and its
+// share of the merge should stay a small fraction of what it reads (0.4% at kMinKeysPerSplit keys).
+// Where the two cannot both hold (few heads, or few keys), which gives way?
 constexpr int kWarpsPerSm = 16;
 constexpr int kMinKeysPerSplit = 128;
 
@@ -66,9 +66,10 @@ int query_groups(int seq_q) {
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// The workspace: for slot = (head * seq_q + row) * splits + split, the split's unnormalized output
-// acc (d floats, at part_o + slot * d) and its (m, l) pair (part_ml[slot]). An empty split (no key
-// visible to the row) is (-inf, 0) with acc = 0: 2.08's empty state, which a merge must leave alone.
+// The workspace: one slot per (query row of all heads, split), holding the split's unnormalized output
+// acc (d floats, in part_o) and its (m, l) pair (in part_ml); decoding_merge_kernel reads them, so
+// store_partial must write each where it reads. An empty split (no key visible to the row) is (-inf,
+// 0) with acc = 0: 2.08's empty state, which a merge must leave alone.
 struct KeyRange {
   int begin, end;  // keys [begin, end)
 };
@@ -96,6 +97,7 @@ __device__ float dot4(float4 a, float4 b) {
   return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
 }
 
+// Holds 5.03's answer (the online update): solve 5.03 first.
 // 5.03's online update for one query row and one step of keys, one warp wide: s[u] is the row's scaled
 // logit of the key of load u (-inf where masked), the same in every lane that reads that key; v[u]
 // this lane's four columns of that key's value. m and l end up the same in every lane; acc holds this
@@ -129,8 +131,8 @@ __device__ void fold_step(const float (&s)[kLoadsPerStep], const float4 (&v)[kLo
   m = m_new;
 }
 
-// Stores this warp's partials, for the rows of its group that exist (q0 + r < seq_q), in the layout
-// above: every split writes its slot, an empty one included, because the merge reads them all.
+// Stores this warp's partials, for the rows of its group that exist (q0 + r < seq_q), in the slots
+// the merge reads: every split writes its slot, an empty one included, because the merge reads them all.
 // Lanes that hold the same columns (at d = 64, both half-warps after the final combine) hold the same
 // values, so one of them stores.
 template <int D, int R>
