@@ -4,15 +4,18 @@
 // You learn: how __shfl_xor_sync folds 32 partial sums so that every lane ends with the total (a
 // butterfly: no shared memory, no __syncthreads), why all 32 lanes must take part even when a row
 // has fewer than 32 elements (the full-mask rule of 0.07), and when a warp per row beats a block per
-// row (2.05): short rows, where a block's barriers cost more than its few loads.
+// row (2.05): short rows, where a block's barriers cost more than its few loads; and why a short row
+// should wait in registers for its sum instead of being read again.
 // Task: write rmsnorm_warp_kernel: each warp owns one row (a block's 8 warps, 8 consecutive rows);
 // its lanes sum squares over a strided slice (float4 when kFloat4), the butterfly gives every lane
-// the row's sum, and a second pass re-reads the slice and writes in * rsqrt(mean + eps) * weight.
+// the row's sum, and a second pass writes in * rsqrt(mean + eps) * weight: from the registers when
+// the row fit in one step of pass 1, else re-reading the slice.
 // Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); NVIDIA blog, "Using CUDA
 // Warp-Level Primitives" (the butterfly, and why every lane of a full mask must reach the shuffle).
 // Run:   ./workbook run 2.06 [-- --size 65536x1024]
 // Check: ./workbook check 2.06
-// Aim:   >= 90% of cudaMemcpy at 262144 x 256 and ahead of 2.05 there; behind 2.05 from 4096 on.
+// Aim:   at or above PyTorch's F.rms_norm at 262144 x 256 and 65536 x 1024 (>= 95% of cudaMemcpy) and
+//        ahead of 2.05 there; behind 2.05 from 4096 on.
 // Previous: 2.05 rmsnorm_block. Next: 2.07 softmax_three_pass.
 
 #include <algorithm>
@@ -31,9 +34,10 @@ constexpr int kWarpSize = 32;
 constexpr int kWarpsPerBlock = 8;            // 256 threads, 8 rows per block
 constexpr unsigned kFullMask = 0xffffffffu;  // all 32 lanes promise to reach every shuffle
 static_assert(kFullMask == (1ull << kWarpSize) - 1, "the full mask has one bit per lane of the warp");
-// float4s each lane loads per step, all issued before the first is used: 64 bytes in flight per lane
-// instead of 16 (a load from DRAM takes ~1 us; see 2.05).
-constexpr int kItems = 4;
+// float4s each lane loads per step, all issued before the first is used: 128 bytes in flight per lane
+// instead of 16 (a load from DRAM takes ~1 us; see 2.05). And a row of at most kItems x 32 float4s
+// (1024 floats) is read in one step: after the butterfly it is still in the lane's registers.
+constexpr int kItems = 8;
 static_assert(kItems >= 1 && kItems <= 8, "each of the kItems float4s takes 4 registers per lane");
 
 // ---- kernels ----------------------------------------------------------------------------------------
@@ -53,10 +57,12 @@ __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* _
   // Pass 1: each lane sums the squares of a strided slice of the row (float4s when kFloat4):
   // neighbouring lanes take neighbouring items, so the warp reads 32 neighbouring items at a time,
   // coalesced. Lanes past a short row keep sum = 0. The float4 path takes kItems items per lane per
-  // step and issues all kItems loads before it uses the first.
+  // step and issues all kItems loads before it uses the first; `v` holds the step's items, and the
+  // whole slice when the row takes one step.
   // TODO(2.06): add up the squares of this lane's slice in a float `sum`, as 2.05's pass 1 does for
-  //             a thread of a block: float4s with kItems loads in flight when kFloat4, plain floats
-  //             otherwise, nothing read past the row (about 16 lines).
+  //             a thread of a block: float4s with kItems loads in flight when kFloat4, kept in an
+  //             array `v` of kItems float4s declared before the loop (pass 2 reads it), plain floats
+  //             otherwise, nothing read past the row (about 18 lines).
   // Butterfly: at each step lane l adds lane l ^ offset's value, so pairs swap and both add. After
   // five steps every lane holds the sum of all 32 (in the same order, so the same bits), unlike
   // __shfl_down_sync, which leaves the total in lane 0 only. Every lane runs every step, even lanes
@@ -65,11 +71,12 @@ __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* _
   //             (1 line). Every lane must take part in every step.
   // eps keeps an all-zero row at rsqrt(eps), finite: 0 * rsqrt(eps) = 0, not 0 * inf = NaN.
   // TODO(2.06): inv_rms, the header's rsqrt(mean + eps) for this row, in float (1 line).
-  // Pass 2: the same slice again (L1 or L2 serves it when the rows in flight fit there), times
-  // inv_rms and the column's weight.
+  // Pass 2: a row that took one step of pass 1 is still in `v`: write it from there, and DRAM sees
+  // each float once. A longer row is read again (L1 or L2 serves it when the rows in flight fit
+  // there). Each value times inv_rms and the column's weight.
   // TODO(2.06): write this lane's slice of the output row, each value times inv_rms and its column's
-  //             weight: the same slice and loads in flight as pass 1, no store past the row (about
-  //             22 lines).
+  //             weight: the same slice and loads in flight as pass 1, no read of a row that is still
+  //             in `v`, no store past the row (about 26 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
@@ -99,12 +106,13 @@ void rmsnorm_warp(const float* in, const float* weight, float* out, int rows, in
 namespace {
 
 // Napkin math: the same 8 bytes per element (plus the weight once) as 2.05: 64M floats move 537 MB,
-// 0.18 ms at ~3 TB/s. What differs is where pass 2 finds the row. An SM runs 64 warps, so 64 rows
-// are in flight per SM, ~8400 on the GPU. At 262144 x 256 (1 KB rows) they are 8 MB and mostly sit
-// in L1; at 64K x 1024 (4 KB rows) 34 MB, inside the 50 MB L2; no barrier ever stalls a warp. At
-// 16384 x 4096 (16 KB rows) they are 138 MB: much of the re-read misses L2 and comes from DRAM
-// again, up to 12 bytes per element instead of 8. At 2048 x 32768 every row is in flight at once
-// (15 warps per SM): the re-read is DRAM traffic and few bytes are in flight. Long rows want 2.05.
+// 0.18 ms at ~3 TB/s. What differs is where pass 2 finds the row. Up to 1024 floats it never looks:
+// the row is in registers (8 float4s per lane at 1024, 32 registers), so DRAM sees each float once
+// and nothing depends on a cache. Re-reading it instead measured 70% of memcpy at 64K x 1024 on an
+// H100: the ~8400 rows in flight (34 MB) crowd the 50 MB L2 that the writes also pass through, and
+// part of the re-read goes to DRAM again. At 16384 x 4096 (16 KB rows) the rows in flight are
+// 138 MB: much of the re-read misses L2, up to 12 bytes per element instead of 8. At 2048 x 32768
+// every row is in flight at once (15 warps per SM): few bytes are in flight. Long rows want 2.05.
 int rmsnorm_warp_lesson(wb::Lesson& lesson) {
   return p2::rmsnorm_lesson(lesson, "rmsnorm_warp", rmsnorm_warp);
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // p5_bench: every phase 5 reference kernel on the same data, against the cuBLAS path (5.02's
 // computation) timed in the same run. Writes a CSV.
-//   p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cache 32768] [--repeat N]
-//            [--out p5_bench.csv]
+//   p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cross 1024x4096,4096x1024]
+//            [--cache 32768] [--repeat N] [--out p5_bench.csv]
 // Attention (5.01-5.05): seq_q = seq_k = SEQ for each --seqs and --dims, with heads = --rows / SEQ (at
-// least enough 64-row query tiles for two per SM); TFLOP/s counted as 4 seq_q seq_k d per head (halved
-// for causal), % of the FP32 peak (5.05: of the BF16 tensor peak), "x of 5.02" against the cuBLAS path
+// least enough 64-row query tiles for two per SM); then cross attention, seq_q != seq_k for each
+// --cross pair, not causal (5.04 without its mask there), heads = --rows / seq_q; TFLOP/s counted as 4 seq_q seq_k d
+// per head (halved for causal), % of the FP32 peak (5.05: of the BF16 tensor peak), "x of 5.02" against the cuBLAS path
 // with the same mask. 5.05 runs on BF16 copies of the same random floats (rounded to BF16), and says
 // SKIP where the GPU is older than sm_80. Decoding (5.06): 32 heads, one
 // query, seq_k = each --cache, causal, L2 flushed between repeats; GB/s counted as K and V read once plus
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/arch_requirement.h"
@@ -38,13 +40,14 @@ namespace {
 
 const wb::BenchToolSpec kTool = {
     "p5_bench",
-    "usage: p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cache 32768] [--repeat N]\n"
-    "                [--out p5_bench.csv]\n"
+    "usage: p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cross 1024x4096,4096x1024]\n"
+    "                [--cache 32768] [--repeat N] [--out p5_bench.csv]\n"
     "Times every phase 5 reference kernel against the cuBLAS path (5.02) on the same data: attention at\n"
     "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s; 5.05 in BF16, sm_80 or newer),\n"
+    "cross attention (not causal) at each --cross SEQQxSEQK pair (none: no such rows),\n"
     "decoding of one query against a KV cache of each --cache keys, 32 heads (GB/s against memcpy).\n"
     "Checks sampled rows, writes CSV.\n",
-    {"--seqs", "--dims", "--rows", "--cache"},
+    {"--seqs", "--dims", "--rows", "--cache", "--cross"},
     10,
     "p5_bench.csv"};
 
@@ -169,7 +172,25 @@ bool fits(std::size_t floats) {
 int main(int argc, char** argv) {
   std::vector<std::size_t> seqs = {1024, 4096, 16384}, dims = {64, 128}, caches = {32768};
   std::size_t total_rows = 64 * 1024;
+  std::vector<std::pair<std::size_t, std::size_t>> cross = {{1024, 4096}, {4096, 1024}};
   auto take_option = [&](const std::string& name, const std::string& value) -> std::string {
+    if (name == "--cross") {
+      // SEQQxSEQK pairs, comma-separated; "none" for no cross rows.
+      cross.clear();
+      if (value == "none") return "";
+      const std::string wanted = "--cross needs SEQQxSEQK pairs like 1024x4096,4096x1024 (or none)";
+      std::size_t begin = 0;
+      while (begin <= value.size()) {
+        const std::size_t comma = std::min(value.find(',', begin), value.size());
+        std::vector<std::size_t> pair;
+        if (!wb::parse_dim_list(value.substr(begin, comma - begin), &pair) || pair.size() != 2 || pair[0] < 1 ||
+            pair[1] < 1 || pair[0] > (std::size_t(1) << 20) || pair[1] > (std::size_t(1) << 20))
+          return wanted + " (each from 1 to 1M)";
+        cross.emplace_back(pair[0], pair[1]);
+        begin = comma + 1;
+      }
+      return "";
+    }
     if (name == "--seqs")
       return wb::parse_count_list(value, &seqs, false) ? "" : "--seqs needs sequence lengths like 1024,4096";
     if (name == "--cache")
@@ -275,61 +296,73 @@ int main(int argc, char** argv) {
       print(r);
     };
 
-    // Attention: the unfused paths, then the flash kernels, without and with the causal mask.
-    for (std::size_t seq : seqs) {
-      for (std::size_t d : dims) {
-        AttentionShape shape;
-        shape.seq_q = shape.seq_k = static_cast<int>(seq);
-        shape.d = static_cast<int>(d);
-        const long long tiles = wb::ceil_div(static_cast<long long>(seq), 64LL);
-        shape.heads = static_cast<int>(std::max<long long>(
-            {1, static_cast<long long>(total_rows / seq), wb::ceil_div(2LL * device.sm_count, tiles)}));
-        Problem p(shape, wb::kDefaultSeed);
-        const std::size_t scores = attention_scores_elements(shape);
-        std::unique_ptr<wb::DeviceBuffer<float>> workspace;
-        std::string no_scores;
-        if (fits(scores)) {
-          try {
-            workspace = std::make_unique<wb::DeviceBuffer<float>>(scores);
-          } catch (const wb::CudaError& e) {
-            no_scores = e.what();
+    // Attention on one shape: the unfused paths, then the flash kernels, without and (square shapes) with
+    // the causal mask. heads = --rows / seq_q, at least two 64-row query tiles per SM.
+    auto attention_rows = [&](int seq_q, int seq_k, int d) {
+      AttentionShape shape;
+      shape.seq_q = seq_q;
+      shape.seq_k = seq_k;
+      shape.d = d;
+      const long long tiles = wb::ceil_div(static_cast<long long>(seq_q), 64LL);
+      shape.heads =
+          static_cast<int>(std::max<long long>({1, static_cast<long long>(total_rows / static_cast<std::size_t>(seq_q)),
+                                                wb::ceil_div(2LL * device.sm_count, tiles)}));
+      Problem p(shape, wb::kDefaultSeed);
+      const std::size_t scores = attention_scores_elements(shape);
+      std::unique_ptr<wb::DeviceBuffer<float>> workspace;
+      std::string no_scores;
+      if (fits(scores)) {
+        try {
+          workspace = std::make_unique<wb::DeviceBuffer<float>>(scores);
+        } catch (const wb::CudaError& e) {
+          no_scores = e.what();
+        }
+      } else {
+        char why[96];
+        std::snprintf(why, sizeof why, "the scores need %.1f GiB: more than the GPU has free",
+                      4.0 * static_cast<double>(scores) / static_cast<double>(wb::GiB));
+        no_scores = why;
+      }
+      const bool is_cross = seq_q != seq_k;  // cross attention: not causal (5.01-5.05 take square causal shapes)
+      for (bool causal : {false, true}) {
+        if (causal && is_cross) break;
+        p.set_causal(causal);  // the references of the sampled rows change with the mask
+        double cublas_ms = 0;
+        if (workspace) {
+          measure(p, "5.02", "attention_cublas", {nullptr, attention_cublas}, workspace->data(), false, &cublas_ms);
+          print(results.back());
+          if (!causal) {
+            measure(p, "5.01", "attention_naive", {nullptr, attention_naive}, workspace->data(), false, &cublas_ms);
+            print(results.back());
           }
         } else {
-          char why[96];
-          std::snprintf(why, sizeof why, "the scores need %.1f GiB: more than the GPU has free",
-                        4.0 * static_cast<double>(scores) / static_cast<double>(wb::GiB));
-          no_scores = why;
+          skip(p.shape, "5.02", "attention_cublas", no_scores);
+          if (!causal) skip(p.shape, "5.01", "attention_naive", no_scores);
         }
-        for (bool causal : {false, true}) {
-          p.set_causal(causal);  // the references of the sampled rows change with the mask
-          double cublas_ms = 0;
-          if (workspace) {
-            measure(p, "5.02", "attention_cublas", {nullptr, attention_cublas}, workspace->data(), false, &cublas_ms);
-            print(results.back());
-            if (!causal) {
-              measure(p, "5.01", "attention_naive", {nullptr, attention_naive}, workspace->data(), false, &cublas_ms);
-              print(results.back());
-            }
-          } else {
-            skip(p.shape, "5.02", "attention_cublas", no_scores);
-            if (!causal) skip(p.shape, "5.01", "attention_naive", no_scores);
-          }
-          if (causal) {
-            measure(p, "5.04", "attention_flash_causal", {attention_flash_causal, nullptr}, nullptr, false, &cublas_ms);
-          } else {
-            measure(p, "5.03", "attention_flash_fp32", {attention_flash_fp32, nullptr}, nullptr, false, &cublas_ms);
-          }
+        if (!causal) {
+          measure(p, "5.03", "attention_flash_fp32", {attention_flash_fp32, nullptr}, nullptr, false, &cublas_ms);
           print(results.back());
-          if (tensor_cores) {
-            measure_bf16(p, "5.05", "attention_flash_tensor_cores", attention_flash_tensor_cores, cublas_ms);
-            print(results.back());
-          } else {
-            skip(p.shape, "5.05", "attention_flash_tensor_cores",
-                 wb::arch_requirement_unmet("5.05", "flash_tensor_cores", "80", cc));
-          }
+        }
+        // 5.04 with its mask on square shapes; on cross shapes without (it takes those too).
+        if (causal || is_cross) {
+          measure(p, "5.04", "attention_flash_causal", {attention_flash_causal, nullptr}, nullptr, false, &cublas_ms);
+          print(results.back());
+        }
+        if (tensor_cores) {
+          measure_bf16(p, "5.05", "attention_flash_tensor_cores", attention_flash_tensor_cores, cublas_ms);
+          print(results.back());
+        } else {
+          skip(p.shape, "5.05", "attention_flash_tensor_cores",
+               wb::arch_requirement_unmet("5.05", "flash_tensor_cores", "80", cc));
         }
       }
-    }
+    };
+    for (std::size_t seq : seqs)
+      for (std::size_t d : dims) attention_rows(static_cast<int>(seq), static_cast<int>(seq), static_cast<int>(d));
+    // Cross attention (seq_q != seq_k): fewer queries than keys (a decoder reading a longer encoder's
+    // output) and more.
+    for (const auto& [seq_q, seq_k] : cross)
+      for (std::size_t d : dims) attention_rows(static_cast<int>(seq_q), static_cast<int>(seq_k), static_cast<int>(d));
 
     // Decoding: one new token per head against a long KV cache; memory-bound.
     for (std::size_t seq_k : caches) {

@@ -19,18 +19,22 @@ AttentionShape parse_attention_size(const std::string& text, bool causal, int de
   std::vector<std::size_t> dims;
   if (text.empty()) {
     dims = {16, 4096, d};
-  } else if (!wb::parse_dims(text, &dims)) {
-    throw wb::UsageError("--size needs SEQ, SEQxD or HEADSxSEQxD, got '" + text + "'");
+  } else if (!wb::parse_dim_list(text, &dims) || dims.size() > 4) {  // parse_dims stops at three
+    throw wb::UsageError("--size needs SEQ, SEQxD, HEADSxSEQxD or HEADSxSEQQxSEQKxD, got '" + text + "'");
   }
   if (dims.size() == 1) dims = {16, dims[0], d};
   if (dims.size() == 2) dims = {16, dims[0], dims[1]};
-  if (dims[0] < 1 || dims[0] > 4096 || dims[1] < 1 || dims[1] > (1u << 20))
-    throw wb::UsageError("--size: HEADS from 1 to 4096 and SEQ from 1 to 1M, got '" + text + "'");
-  if (dims[2] != 64 && dims[2] != 128) throw wb::UsageError("--size: the head dimension D must be 64 or 128");
+  if (dims.size() == 3) dims = {dims[0], dims[1], dims[1], dims[2]};  // seq_q = seq_k = SEQ
+  if (dims[0] < 1 || dims[0] > 4096 || dims[1] < 1 || dims[1] > (1u << 20) || dims[2] < 1 || dims[2] > (1u << 20))
+    throw wb::UsageError("--size: HEADS from 1 to 4096 and SEQ (SEQQ, SEQK) from 1 to 1M, got '" + text + "'");
+  if (dims[3] != 64 && dims[3] != 128) throw wb::UsageError("--size: the head dimension D must be 64 or 128");
+  if (causal && dims[1] != dims[2])
+    throw wb::UsageError("--size: this lesson's causal mask takes SEQQ == SEQK (a square), got '" + text + "'");
   AttentionShape shape;
   shape.heads = static_cast<int>(dims[0]);
-  shape.seq_q = shape.seq_k = static_cast<int>(dims[1]);
-  shape.d = static_cast<int>(dims[2]);
+  shape.seq_q = static_cast<int>(dims[1]);
+  shape.seq_k = static_cast<int>(dims[2]);
+  shape.d = static_cast<int>(dims[3]);
   shape.causal = causal;
   return shape;
 }
@@ -212,7 +216,8 @@ void AttentionBench::report(const std::string& launcher, const wb::TimingStats& 
   wb::ResultLine line;
   line.id = lesson_.id();
   line.name = launcher;
-  line.problem = std::to_string(shape_.heads) + "x" + std::to_string(shape_.seq_q) + "x" + std::to_string(shape_.d) +
+  line.problem = std::to_string(shape_.heads) + "x" + std::to_string(shape_.seq_q) + "x" +
+                 (shape_.seq_k != shape_.seq_q ? std::to_string(shape_.seq_k) + "x" : "") + std::to_string(shape_.d) +
                  (shape_.causal ? " causal" : "");
   line.time = time;
   line.unit = wb::RateUnit::GFLOPs;

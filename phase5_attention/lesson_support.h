@@ -17,7 +17,8 @@
 namespace p5 {
 
 // --size SEQ, SEQxD or HEADSxSEQxD (default 16x4096x64, 16x4096x128 for 5.05: `default_d`):
-// seq_q = seq_k = SEQ, d 64 or 128.
+// seq_q = seq_k = SEQ, d 64 or 128; or HEADSxSEQQxSEQKxD, cross attention (SEQQ != SEQK only when not
+// causal: a causal lesson refuses it, exit 2).
 AttentionShape parse_attention_size(const std::string& text, bool causal, int default_d = 64);
 // 5.06: --size SEQK or HEADSxSEQQxSEQKxD (default 32x1x32768x128), causal: the seq_q newest tokens of a
 // KV cache of seq_k (seq_q <= seq_k).

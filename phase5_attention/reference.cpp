@@ -102,9 +102,11 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
   const int d = shape.d;
   const double scale = std::pow(static_cast<double>(attention_scale(d)), variant.scale_power);
   const float* q = in.q.data() + (static_cast<std::size_t>(head) * shape.seq_q + row) * d;
-  const float* k = in.k.data() + static_cast<std::size_t>(head) * shape.seq_k * d;
-  const float* v = in.v.data() + static_cast<std::size_t>(head) * shape.seq_k * d;
-  int keys = shape.seq_k;
+  const std::size_t kv_row0 = static_cast<std::size_t>(head) *
+                              static_cast<std::size_t>(variant.kv_head_rows >= 0 ? variant.kv_head_rows : shape.seq_k);
+  const float* k = in.k.data() + kv_row0 * d;
+  const float* v = in.v.data() + kv_row0 * d;
+  int keys = variant.key_count >= 0 ? variant.key_count : shape.seq_k;
   if (shape.causal && variant.mask) keys = std::min(keys, row + 1 + (shape.seq_k - shape.seq_q) + variant.causal_shift);
   if (variant.key_limit >= 0) keys = std::min(keys, variant.key_limit);
   keys = std::max(keys, 0);
@@ -112,6 +114,12 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
   RowReference r;
   r.o.assign(d, 0.0);
   r.magnitude.assign(d, 0.0);
+  if ((kv_row0 + static_cast<std::size_t>(keys)) * d > in.k.size()) {  // past the end of K: the guards' NaN
+    r.o.assign(d, std::numeric_limits<double>::quiet_NaN());
+    r.lse = std::numeric_limits<double>::quiet_NaN();
+    r.visible = keys;
+    return r;
+  }
   r.visible = keys + variant.zero_keys;
   std::vector<double> s(static_cast<std::size_t>(keys) + variant.zero_keys, 0.0);  // zero keys: logit 0
   for (int j = 0; j < keys; ++j) {

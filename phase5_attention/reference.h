@@ -48,6 +48,12 @@ struct ReferenceVariant {
   // adding their sums without rescaling each to the common max.
   int merge_splits = 0;
   bool balanced_splits = false;
+  // Cross shapes (seq_q != seq_k) read with seq_q where seq_k belongs: >= 0, head h's keys and values
+  // start at row h * kv_head_rows of the flat K and V (a head offset taken with seq_q); and >= 0, the
+  // keys read from there (a key loop bound of seq_q), which may run into the next head's rows. A row
+  // that would read past the end of K gives NaN: such a kernel reads the guards.
+  int kv_head_rows = -1;
+  int key_count = -1;
 };
 
 // One row of one head, in double.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 5.02 cublas: the shared phase 5 grader (tests/grading.h): seq 1 to 1000 around the 64-row
-// tiles, d 64 and 128, 1 and 3 heads, logits near +-1e4, one large shape against the cuBLAS path;
+// tiles, d 64 and 128, 1 and 3 heads, cross shapes (seq_q != seq_k, more queries than keys and fewer: 17x65
+// to 1000x63, 4096x1024 and 1024x4096), logits near +-1e4, large shapes against the cuBLAS path;
 // O and L both checked, inputs and outputs in guarded buffers, outputs poisoned.
 #include "common/testing.h"
 #include "phase5_attention/tests/grading.h"
@@ -29,6 +30,6 @@ TEST_CASE("attention_cublas does not overflow with logits of 1e4 under the causa
   check_attention("attention_cublas", kKernel, c);
 }
 
-TEST_CASE("attention_cublas agrees with the cuBLAS path at seq 4096", "[p5][5.02][gpu]") {
+TEST_CASE("attention_cublas agrees with the cuBLAS path at seq 4096, 4096x1024 and 1024x4096", "[p5][5.02][gpu]") {
   for (const AttentionCase& c : large_cases(false)) check_attention("attention_cublas", kKernel, c);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 5.04 flash_causal: the shared phase 5 grader (tests/grading.h): seq 1 to 1000 around the 64-row
-// tiles, d 64 and 128, 1 and 3 heads, logits near +-1e4, one large shape against the cuBLAS path;
+// tiles, d 64 and 128, 1 and 3 heads, cross shapes (seq_q != seq_k, more queries than keys and fewer: 17x65
+// to 1000x63, 4096x1024 and 1024x4096), logits near +-1e4, large shapes against the cuBLAS path;
 // O and L both checked, inputs and outputs in guarded buffers, outputs poisoned.
 // Causal and not; causal rows with a single visible key (row 0 of every head).
 #include "common/testing.h"
@@ -30,7 +31,8 @@ TEST_CASE("attention_flash_causal does not overflow with logits of 1e4 under the
   check_attention("attention_flash_causal", kKernel, c);
 }
 
-TEST_CASE("attention_flash_causal agrees with the cuBLAS path at seq 4096", "[p5][5.04][gpu]") {
+TEST_CASE("attention_flash_causal agrees with the cuBLAS path at seq 4096, 4096x1024 and 1024x4096",
+          "[p5][5.04][gpu]") {
   for (const AttentionCase& c : large_cases(false)) check_attention("attention_flash_causal", kKernel, c);
   for (const AttentionCase& c : large_cases(true)) check_attention("attention_flash_causal", kKernel, c);
 }

@@ -4,6 +4,7 @@
 // passes (FP32, decoding, and 5.05's BF16); and check the cuBLAS path, which grades the large shapes,
 // against the CPU reference.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/testing.h"
@@ -66,6 +67,67 @@ TEST_CASE("the phase 5 grader accepts a correct kernel and names every planted b
       CHECK(verdict.find(p.diagnosis) != std::string::npos);
     }
   }
+}
+
+// Cross shapes (seq_q != seq_k): seq_q where seq_k belongs passes every square case, so only a cross case
+// can fail it. Each plant must pass every square case, causal or not, and fail every cross case with
+// fewer queries than keys (where its reads stay inside K and V) with the sentence that names the mix-up;
+// a correct kernel must pass every cross case, on both sides.
+namespace {
+template <typename Grade>
+void check_cross_plant(const char* what, Grade grade, const char* diagnosis, bool every_square) {
+  std::vector<AttentionCase> squares;
+  if (every_square) {
+    for (bool causal : {false, true})
+      for (const AttentionCase& c : attention_cases(causal))
+        if (c.shape.seq_q == c.shape.seq_k) squares.push_back(c);
+  } else {
+    squares = {make(3, 65, 64, false), make(3, 257, 128, true), make(1, 1000, 128, false)};
+  }
+  for (const AttentionCase& c : squares) {
+    INFO("planted: " << what << ", square: heads " << c.shape.heads << ", seq " << c.shape.seq_q << ", d " << c.shape.d
+                     << (c.shape.causal ? ", causal" : ""));
+    const std::string verdict = grade(c);
+    INFO("grader said: " << verdict);
+    CHECK(verdict.empty());
+  }
+  int graded = 0;
+  for (const AttentionCase& c : cross_cases()) {
+    if (c.shape.seq_q >= c.shape.seq_k) continue;
+    ++graded;
+    INFO("planted: " << what << ", heads " << c.shape.heads << ", seq_q " << c.shape.seq_q << ", seq_k "
+                     << c.shape.seq_k << ", d " << c.shape.d);
+    const std::string verdict = grade(c);
+    INFO("grader said: " << verdict);
+    CHECK(verdict.find(diagnosis) != std::string::npos);
+  }
+  CHECK(graded > 0);
+}
+}  // namespace
+
+TEST_CASE("the phase 5 grader names seq_q used where seq_k belongs, which only cross shapes show",
+          "[gpu][grader][p5]") {
+  for (const AttentionCase& c : cross_cases()) {
+    INFO("a correct kernel, heads " << c.shape.heads << ", seq_q " << c.shape.seq_q << ", seq_k " << c.shape.seq_k
+                                    << ", d " << c.shape.d);
+    CHECK(grade_attention("planted", {planted_correct, nullptr}, c, wb::test::seed()).empty());
+    CHECK(grade_attention_bf16("planted", planted_bf16_correct, c, wb::test::seed()).empty());
+  }
+  const char* offset = "the head offset into K and V uses seq_q where seq_k belongs";
+  const char* bound = "the key loop (or a key tile's bound) uses seq_q where seq_k belongs";
+  auto fp32 = [](AttentionLauncher launch) {
+    return [launch](const AttentionCase& c) {
+      return grade_attention("planted", {launch, nullptr}, c, wb::test::seed());
+    };
+  };
+  auto bf16 = [](Bf16AttentionLauncher launch) {
+    return [launch](const AttentionCase& c) { return grade_attention_bf16("planted", launch, c, wb::test::seed()); };
+  };
+  check_cross_plant("the K/V head offset taken with seq_q", fp32(planted_kv_head_offset_seq_q), offset, true);
+  check_cross_plant("the key loop bounded by seq_q", fp32(planted_key_bound_seq_q), bound, true);
+  check_cross_plant("BF16, the K/V head offset taken with seq_q", bf16(planted_bf16_kv_head_offset_seq_q), offset,
+                    false);
+  check_cross_plant("BF16, the key loop bounded by seq_q", bf16(planted_bf16_key_bound_seq_q), bound, false);
 }
 
 // The bugs the plain grader cannot see, each its own case so that CTest can run compute-sanitizer on
@@ -202,6 +264,15 @@ TEST_CASE("the cuBLAS path that grades seq 4096 matches the CPU reference", "[gp
       }
       const AttentionCase big = make(3, 257, d, causal, p5::AttentionData::HugeLogits);
       CHECK(grade_attention("attention_reference", reference, big, wb::test::seed()).empty());
+      // Cross shapes, not causal: more queries than keys and fewer.
+      if (!causal) {
+        for (const auto& [seq_q, seq_k] : {std::pair<int, int>{65, 17}, std::pair<int, int>{17, 65}}) {
+          AttentionCase cross = make(3, seq_q, d, false);
+          cross.shape.seq_k = seq_k;
+          INFO("the cuBLAS path at seq_q " << seq_q << ", seq_k " << seq_k << ", d " << d);
+          CHECK(grade_attention("attention_reference", reference, cross, wb::test::seed()).empty());
+        }
+      }
       // Decoding shapes (5.06's lesson yardstick): seq_q < seq_k, causal rows ending at seq_k - seq_q + i.
       AttentionCase decode = make(3, 5, d, causal);
       decode.shape.seq_k = 257;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "common/bf16.h"
 #include "common/buffer.h"
@@ -130,9 +131,38 @@ void decoding_hypotheses(const AttentionShape& s, int splits, std::vector<Hypoth
   }
 }
 
+// Cross shapes: seq_q used where seq_k belongs (Q, O and L hold seq_q rows per head; K and V seq_k).
+void cross_hypotheses(const AttentionShape& s, std::vector<Hypothesis>& h) {
+  if (s.seq_q == s.seq_k) return;
+  const std::string sq = std::to_string(s.seq_q), sk = std::to_string(s.seq_k);
+  if (s.heads > 1) {
+    ReferenceVariant offset;
+    offset.kv_head_rows = s.seq_q;
+    h.push_back({offset, "O matches attention in which head h reads the K and V rows from h * seq_q = h * " + sq +
+                             " on: the head offset into K and V uses seq_q where seq_k belongs. Q, O and L hold "
+                             "seq_q rows per head, K and V seq_k = " +
+                             sk + " rows per head (head 0 is right, the others read a neighbour's keys)."});
+  }
+  ReferenceVariant bound;
+  bound.key_count = s.seq_q;
+  h.push_back({bound, "O matches attention over the first seq_q = " + sq +
+                          " keys of each head instead of its seq_k = " + sk +
+                          ": the key loop (or a key tile's bound) uses seq_q where seq_k belongs; every query "
+                          "row sees all seq_k keys."});
+}
+
+// A sentence for wrong results on a cross shape that no hypothesis pins down.
+std::string cross_hint(const AttentionShape& s) {
+  if (s.seq_q == s.seq_k) return "";
+  return "With seq_q = " + std::to_string(s.seq_q) + " != seq_k = " + std::to_string(s.seq_k) +
+         ": Q, O and L hold seq_q rows per head, K and V seq_k; is a K or V offset (the head's start, a tile's "
+         "rows) or a key bound taken with seq_q?";
+}
+
 std::vector<Hypothesis> hypotheses(const AttentionShape& s, int splits) {
   std::vector<Hypothesis> h;
   if (splits > 0) decoding_hypotheses(s, splits, h);
+  if (splits == 0) cross_hypotheses(s, h);
   if (s.causal) {
     const int offset = s.seq_k - s.seq_q;  // decoding: query i is token offset + i
     ReferenceVariant no_mask;
@@ -226,8 +256,9 @@ std::string explain(const Outcome& out, const std::vector<std::pair<int, int>>& 
            "guards hold NaN).";
   if (nan_o > 0)
     return "NaN in O: exp(-inf - -inf) for a row that has seen only masked keys, or a read past the end of Q, K or "
-           "V (their guards hold NaN).";
-  if (cpu == nullptr || bad_rows.empty()) return "";
+           "V (their guards hold NaN)." +
+           (s.seq_q != s.seq_k ? " " + cross_hint(s) : "");
+  if (cpu == nullptr || bad_rows.empty()) return cross_hint(s);
   const std::vector<std::pair<int, int>> sample = sample_bad_rows(bad_rows);
   auto ref_of = [&](int head, int row) -> const RowReference& {
     return (*cpu)[static_cast<std::size_t>(head) * s.seq_q + row];
@@ -278,9 +309,11 @@ std::string explain(const Outcome& out, const std::vector<std::pair<int, int>>& 
            "the partial output both scaled by exp(m_s - m)).";
   if (l_ok == sample.size())
     return "L is right but O is not: the softmax statistics are right, so look at the output accumulator: it must "
-           "be rescaled by exp(m_old - m_new) together with l when the max grows, and divided by l at the end.";
+           "be rescaled by exp(m_old - m_new) together with l when the max grows, and divided by l at the end." +
+           (s.seq_q != s.seq_k ? " " + cross_hint(s) : "");
   return "O and L are wrong: check the running max and sum per row (rescale both l and the output when the max "
-         "grows), the scale (once), and which keys each tile lets in.";
+         "grows), the scale (once), and which keys each tile lets in." +
+         (s.seq_q != s.seq_k ? " " + cross_hint(s) : "");
 }
 
 std::vector<AttentionCase> make_cases(const std::vector<int>& seqs, bool causal, AttentionData data) {
@@ -307,6 +340,32 @@ std::vector<AttentionCase> make_cases(const std::vector<int>& seqs, bool causal,
 std::vector<AttentionCase> attention_cases(bool causal) {
   std::vector<AttentionCase> cases = make_cases({1, 17, 63, 64, 65, 257, 1000}, causal, AttentionData::Uniform);
   if (!wb::test::sanitize_mode()) cases[0].shape.heads = 1;  // seq 1, one head: the smallest problem there is
+  if (!causal) {
+    const std::vector<AttentionCase> cross = cross_cases();
+    cases.insert(cases.end(), cross.begin(), cross.end());
+  }
+  return cases;
+}
+
+std::vector<AttentionCase> cross_cases() {
+  // (seq_q, seq_k): fewer queries than keys first (a kernel that mixes the two up still reads inside K
+  // there, and the grader can name the mix-up), then more; tails on both sides of the 64-row tiles.
+  const std::pair<int, int> shapes[] = {{17, 65}, {63, 129}, {64, 257}, {1, 257}, {63, 1000},
+                                        {65, 17}, {129, 63}, {257, 64}, {257, 1}, {1000, 63}};
+  std::vector<AttentionCase> cases;
+  for (const auto& [seq_q, seq_k] : shapes) {
+    // Under compute-sanitizer: 17 x 65 and 65 x 17, as the square cases stop at 65.
+    if (wb::test::sanitize_mode() && (seq_q > 65 || seq_k > 65)) continue;
+    for (int d : {64, 128}) {
+      AttentionCase c;
+      // More than one head everywhere: a head offset taken with the wrong length shows from head 1 on.
+      c.shape.heads = wb::test::sanitize_mode() || seq_q >= 1000 || seq_k >= 1000 ? 2 : 3;
+      c.shape.seq_q = seq_q;
+      c.shape.seq_k = seq_k;
+      c.shape.d = d;
+      cases.push_back(c);
+    }
+  }
   return cases;
 }
 
@@ -375,6 +434,14 @@ std::vector<AttentionCase> decoding_large_cases(DecodingSplitChooser choose) {
 std::vector<AttentionCase> large_cases(bool causal) {
   std::vector<AttentionCase> cases = make_cases({4096}, causal, AttentionData::Uniform);
   for (AttentionCase& c : cases) c.shape.heads = 2;
+  if (causal || wb::test::sanitize_mode()) return cases;
+  for (const auto& [seq_q, seq_k] : {std::pair<int, int>{4096, 1024}, std::pair<int, int>{1024, 4096}}) {
+    for (int d : {64, 128}) {
+      AttentionCase c;
+      c.shape = AttentionShape{2, seq_q, seq_k, d, false};
+      cases.push_back(c);
+    }
+  }
   return cases;
 }
 

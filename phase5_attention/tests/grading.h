@@ -22,14 +22,19 @@ struct AttentionCase {
 };
 
 // seq 1, 17, 63, 64, 65, 257, 1000 (1 and 3 heads), d 64 and 128, causal or not; seq 1000 is dropped
-// under WB_SANITIZE.
+// under WB_SANITIZE. Not causal: cross_cases too.
 std::vector<AttentionCase> attention_cases(bool causal);
+// Cross attention, not causal, seq_q != seq_k on both sides: 17x65, 63x129, 64x257, 1x257, 63x1000 and
+// 65x17, 129x63, 257x64, 257x1, 1000x63 (seq_q x seq_k), d 64 and 128, 2 or 3 heads, so that a K/V
+// offset or a key bound taken with seq_q instead of seq_k shows. Under WB_SANITIZE: 17x65 and 65x17.
+std::vector<AttentionCase> cross_cases();
 // Logits near +-1e4 at seq 65 and 257: overflow (or 0 / 0) without the max.
 std::vector<AttentionCase> huge_logit_cases(bool causal);
-// seq 4096 (2 heads), d 64 and 128, graded against the cuBLAS path; none under WB_SANITIZE.
+// seq 4096 (2 heads), d 64 and 128, graded against the cuBLAS path; not causal also 4096x1024 and
+// 1024x4096 (seq_q x seq_k); none under WB_SANITIZE.
 std::vector<AttentionCase> large_cases(bool causal);
-// 5.05: large_cases and the lesson's 16x4096x128, graded against the cuBLAS path on the BF16 inputs
-// widened; none under WB_SANITIZE.
+// 5.05: large_cases (the cross shapes too when not causal) and the lesson's 16x4096x128, graded
+// against the cuBLAS path on the BF16 inputs widened; none under WB_SANITIZE.
 std::vector<AttentionCase> bf16_large_cases(bool causal);
 
 // 5.06's split heuristic (attention_decoding_splits), passed in: the grader links no exercise.

@@ -19,7 +19,9 @@ enum class Bug {
   NoMask,
   DropsLastTile,
   CountsTailKeys,
-  LseWithoutMax
+  LseWithoutMax,
+  KvHeadOffsetSeqQ,  // head h's K and V taken from row h * seq_q: right whenever seq_q == seq_k
+  KeyBoundSeqQ       // the key loop runs to seq_q: right whenever seq_q == seq_k
 };
 
 constexpr int kTile = 64;
@@ -67,15 +69,16 @@ __global__ void planted_kernel(const T* Q, const T* K, const T* V, T* O, float* 
   const int lane = threadIdx.x % 32;
   const int i = static_cast<int>(row % seq_q);
   const std::size_t head = static_cast<std::size_t>(row / seq_q);
-  const T* k_head = K + head * seq_k * D;
-  const T* v_head = V + head * seq_k * D;
+  const std::size_t kv_rows = bug == Bug::KvHeadOffsetSeqQ ? seq_q : seq_k;
+  const T* k_head = K + head * kv_rows * D;
+  const T* v_head = V + head * kv_rows * D;
   float q[D / 32], acc[D / 32];
   for (int t = 0; t < D / 32; ++t) {
     q[t] = to_float(Q[static_cast<std::size_t>(row) * D + lane + 32 * t]);
     acc[t] = 0.0f;
   }
   const float s_scale = bug == Bug::ScaleTwice ? scale * scale : scale;
-  int end = seq_k;
+  int end = bug == Bug::KeyBoundSeqQ ? seq_q : seq_k;
   if (causal && bug != Bug::NoMask) end = min(seq_k, i + 1 + (bug == Bug::CausalOffByOne ? 1 : 0));
   if (bug == Bug::DropsLastTile) end = end / kTile * kTile;
   // Keys past `end` up to the tile's end count with logit 0 and value 0 when the tail is not masked.
@@ -341,6 +344,8 @@ WB_PLANT(planted_no_mask, Bug::NoMask)
 WB_PLANT(planted_drops_last_tile, Bug::DropsLastTile)
 WB_PLANT(planted_counts_tail_keys, Bug::CountsTailKeys)
 WB_PLANT(planted_lse_without_max, Bug::LseWithoutMax)
+WB_PLANT(planted_kv_head_offset_seq_q, Bug::KvHeadOffsetSeqQ)
+WB_PLANT(planted_key_bound_seq_q, Bug::KeyBoundSeqQ)
 
 #define WB_PLANT_TILED(fn, bug)                                                                            \
   void fn(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape, \
@@ -362,3 +367,5 @@ WB_PLANT_BF16(planted_bf16_missing_rescale, Bug::MissingRescale)
 WB_PLANT_BF16(planted_bf16_scale_twice, Bug::ScaleTwice)
 WB_PLANT_BF16(planted_bf16_causal_off_by_one, Bug::CausalOffByOne)
 WB_PLANT_BF16(planted_bf16_drops_last_tile, Bug::DropsLastTile)
+WB_PLANT_BF16(planted_bf16_kv_head_offset_seq_q, Bug::KvHeadOffsetSeqQ)
+WB_PLANT_BF16(planted_bf16_key_bound_seq_q, Bug::KeyBoundSeqQ)

@@ -21,6 +21,13 @@ void planted_counts_tail_keys(const float* Q, const float* K, const float* V, fl
                               const AttentionShape& shape, cudaStream_t stream);
 void planted_lse_without_max(const float* Q, const float* K, const float* V, float* O, float* L,
                              const AttentionShape& shape, cudaStream_t stream);
+// Cross shapes: seq_q where seq_k belongs, in the K/V head offset, or as the key loop's bound. Right on
+// every square shape; with seq_q < seq_k every read stays inside K and V (the self-test grades them
+// there only: with seq_q > seq_k they would read past the end).
+void planted_kv_head_offset_seq_q(const float* Q, const float* K, const float* V, float* O, float* L,
+                                  const AttentionShape& shape, cudaStream_t stream);
+void planted_key_bound_seq_q(const float* Q, const float* K, const float* V, float* O, float* L,
+                             const AttentionShape& shape, cudaStream_t stream);
 
 // What only compute-sanitizer sees: a one-warp block staging 32-key tiles of K and V in shared memory
 // (not causal), right, with no barriers (racecheck), or clamping its key index to one past the end of K
@@ -56,4 +63,8 @@ void planted_bf16_scale_twice(const __nv_bfloat16* Q, const __nv_bfloat16* K, co
 void planted_bf16_causal_off_by_one(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                     __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
 void planted_bf16_drops_last_tile(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                  __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_bf16_kv_head_offset_seq_q(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                       __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_bf16_key_bound_seq_q(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                   __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
