@@ -8,6 +8,8 @@
 // Task: write rmsnorm_warp_kernel: each warp owns one row (a block's 8 warps, 8 consecutive rows);
 // its lanes sum squares over a strided slice (float4 when kFloat4), the butterfly gives every lane
 // the row's sum, and a second pass re-reads the slice and writes in * rsqrt(mean + eps) * weight.
+// You decide: which slice each lane reads, coalesced; which shuffle gives every lane the total without
+//             shared memory; how a warp with no row leaves without breaking a shuffle.
 // Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); NVIDIA blog, "Using CUDA
 // Warp-Level Primitives" (the butterfly, and why every lane of a full mask must reach the shuffle).
 // Run:   ./workbook run 2.06 [-- --size 65536x1024]
