@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // 0.08 block_reduce: threads of a block combine their sums in shared memory; blocks meet in an atomicAdd.
 //
-// You learn: how a block sums 256 values in 8 steps (a tree in shared memory, halving the active
-// threads each step), why a __syncthreads() separates the steps and must be reached by every
-// thread, and how atomicAdd lets blocks combine their sums without a second kernel.
-// Task: *result = sum of in[0..n). Zero *result in the launcher, then in the kernel let each thread
-// sum its share with a grid-stride loop, reduce the block's 256 partial sums in shared memory with
-// sequential addressing, and let thread 0 atomicAdd the block's sum into *result.
+// You learn: how a block combines 256 values in log2(256) = 8 steps (a tree in shared memory), why a
+// barrier must separate the steps and be reached by every thread, and how atomicAdd lets blocks
+// combine their sums without a second kernel.
+// Task: *result = sum of in[0..n): each thread sums its share, the block combines its 256 sums in
+// shared memory, and one atomic per block adds the block's sum to *result.
+// You decide: which thread adds which slot at each step of the tree (so that whole warps work or idle,
+//             and a warp reads neighbouring slots); where the barrier goes so that every thread reaches
+//             it; which thread publishes the block's sum.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (the tree in shared memory); CUDA C++
 // Programming Guide, "Atomic Functions" (one atomicAdd per block).
 // Run:   ./workbook run 0.08 [-- --size 64M]
@@ -44,11 +46,13 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
   // Every slot must be written before any thread reads a neighbour's.
   __syncthreads();
 
-  // Step 2: a tree with sequential addressing. Each step the first s threads add the slot s places
-  // to their right, halving the live slots: 256 -> 128 -> ... -> 1 in 8 steps. Active threads stay
-  // contiguous (whole warps idle, no divergence inside a warp) and a warp reads 32 consecutive slots.
-  // TODO(0.08): run the tree described above until partial[0] holds the block's sum; each step ends
-  //             with a barrier that every thread of the block reaches (about 5 lines).
+  // Step 2: a tree. Each step halves the number of live partial sums, until partial[0] holds them all.
+  // Which threads add which slots decides the speed: threads that work side by side keep whole warps
+  // busy or idle (no divergence inside a warp), and a warp that reads 32 neighbouring slots hits 32
+  // different banks.
+  // TODO(0.08): reduce partial[] to the block's sum in partial[0]. No thread may read a slot before its
+  //             writer is done with it, and every thread of the block reaches every barrier
+  //             (about 5 lines).
 
   // Step 3: partial[0] is the block's sum (read by every thread: one broadcast, no bank conflict).
   // One atomic per block adds it to the grand total; other blocks do the same at any moment, and

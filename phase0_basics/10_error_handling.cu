@@ -7,6 +7,8 @@
 // buffer, which only guard canaries or compute-sanitizer memcheck reveal.
 // Task: scale_in_place (data[i] *= s) has two bugs, each marked for you. Check the launch, and keep the
 // extra threads of the last block (i >= n) away from memory.
+// You decide: which check catches which bug, and where each must sit: the launch's before the caller
+//             can miss it, the bounds check before any thread past n touches memory.
 // Source: CUDA C++ Programming Guide, "Error Checking": cudaGetLastError after every launch.
 // Run:   ./workbook run 0.10 [-- --size 64M]
 // Check: ./workbook check 0.10

@@ -5,9 +5,10 @@
 // thread a column of TM outputs lets one value of B, held in a register, feed TM multiply-adds;
 // how to map 512 threads onto a 64x8 tile of A, an 8x64 tile of B and a 64x64 tile of C.
 // Task: write matmul_blocktiling_1d_kernel: a block of BM * BN / TM = 512 threads computes a
-// BM x BN = 64x64 tile of C, each thread TM outputs of one column; per step of BK = 8 along K each
-// thread loads one element of A and one of B (zero outside the matrix), then updates its TM
-// accumulators with one B value held in a register; finally the guarded epilogue for its TM outputs.
+// BM x BN = 64x64 tile of C, each thread TM outputs of one column, through BK = 8 deep tiles of A and
+// B in shared memory (zero outside the matrices); the epilogue is 1.03's.
+// You decide: which outputs thread t owns and which tile element it loads (two splits of t); the loop
+//             order that lets one B value in a register feed TM FMAs; where the two barriers go.
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 4
 // (1D blocktiling: several results per thread).
 // Run:   ./workbook run 1.04 [-- --size 4096]
@@ -33,11 +34,11 @@ constexpr int kTM = 8;
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // Layout: As is BM x BK (row-major, As[r * BK + k]), Bs is BK x BN (Bs[k * BN + c]), both the
-// layout of their source matrix, so each thread's load is a plain copy. Thread t computes rows
-// (t / BN) * TM .. + TM - 1 of the tile in column t % BN. Banks (bank = word address % 32): a warp
-// is 32 consecutive t, so its lanes share t / BN and read the same As word (a broadcast) and 32
-// neighbouring Bs words (32 banks, conflict-free); the loads write As[t] and Bs[t], also
-// conflict-free. No warp reads a column, so no padding is needed.
+// layout of their source matrix, so each thread's load is a plain copy. Each thread computes TM
+// consecutive rows of one column of the tile. Banks (bank = word address % 32): map t so that the 32
+// lanes of a warp share their rows (one As word: a broadcast) and take 32 neighbouring columns (32
+// neighbouring Bs words: conflict-free); the loads write As[t] and Bs[t], also conflict-free. No warp
+// reads a column, so no padding is needed.
 template <int BM, int BN, int BK, int TM>
 __global__ void __launch_bounds__((BM * BN) / TM)
     matmul_blocktiling_1d_kernel(int M, int N, int K, float alpha, const float* __restrict__ A,
@@ -50,7 +51,8 @@ __global__ void __launch_bounds__((BM * BN) / TM)
   // TODO(1.04): declare the flat shared tiles As (BM x BK) and Bs (BK x BN) in the layout above, and
   //             t = threadIdx.x (3 lines).
   // What this thread computes: column thread_col of the tile, rows thread_row * TM .. + TM - 1.
-  // TODO(1.04): set thread_col and thread_row as the layout above fixes them (2 lines).
+  // TODO(1.04): set thread_col and thread_row, a mapping with the bank behaviour described above
+  //             (2 lines).
   // What this thread loads: element t of each tile, a plain copy since the tiles keep their source's
   // layout. A warp reads 4 rows x 8 floats of A (four full 32-byte sectors) and
   // 32 neighbouring floats of one row of B (coalesced).

@@ -6,15 +6,16 @@
 // together; it runs asynchronously on the tensor cores, reading A and B from shared memory itself
 // (no ldmatrix, no fragments in registers), and only the FP32 accumulators live in registers. A
 // 64-bit descriptor tells it where a tile starts and how it is laid out (phase1_matmul/hopper.cuh):
-// here the 128-byte swizzle of 1.10's tiles, rows of 64 BF16 in 8-row groups of 1024 bytes. The
-// ordering rules come with it: `wgmma.fence` before the first wgmma touches the accumulators,
-// `commit_group` to close a batch, `wait_group` before the results are read or the tile
-// overwritten, and `fence.proxy.async` so that shared memory written by ordinary stores (cp.async
-// included) is visible to the tensor cores, which read it through the async proxy; and one for the
-// compiler, which must not move its own accesses to the accumulators into the asynchronous window.
+// here the 128-byte swizzle of 1.10's tiles, rows of 64 BF16 in 8-row groups of 1024 bytes. Ordering
+// rules come with it: the tensor cores own a batch's accumulators and read its stage until a wait
+// covers it; cp.async's writes reach them (async proxy) only through a proxy fence; and the compiler
+// must not move its own accesses to the accumulators into that window (hopper.cuh, PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
-// Task: in wgmma_kernel write the k loop over a stage (descriptors, fence, wgmma, commit, wait), the
-// proxy fence of the pipeline, and the epilogue from the wgmma accumulator layout.
+// Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
+// Holds 1.10's answer: solve 1.10 first (its cp.async ring's refill is given here).
+// You decide: how a 64-column stage becomes k16 products through descriptors; which fence, commit and
+//             wait go where around a batch, and so when a stage may be refilled; which accesses to acc
+//             need the compiler's fence, on which side of the asynchronous window.
 // Source: PTX ISA, "Warpgroup level matrix multiply-accumulate instructions: wgmma"; Pranjal Shankhdhar,
 // "Outperforming cuBLAS on H100: a Worklog". wgmma is the instruction cuBLAS's Hopper kernels use.
 // Run:   ./workbook run 1.11 [-- --size 4096]
@@ -78,12 +79,11 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     if (next < k_tiles) load_stage(next % STAGES, next);
     cp_async_commit();
 
-    // TODO(1.11): add this warpgroup's 64 x BN product of stage kt % STAGES to acc with Mma::mma, one
-    //             k16 step per call, both operands through smem_descriptor_sw128. Order it as
-    //             hopper.cuh describes (fence, issue, commit, wait), keep the compiler's own reads and
-    //             writes of acc out of the window in which the tensor cores own it (the README's 1.11),
-    //             and be finished with the stage before the next iteration's copies may overwrite it
-    //             (about 12 lines).
+    // TODO(1.11): add this warpgroup's 64 x BN product of stage kt % STAGES, all 64 of its K columns,
+    //             to acc with Mma::mma, both operands through smem_descriptor_sw128. The tensor cores
+    //             own acc and read the stage until a wait covers the batch, the compiler must keep its
+    //             own accesses to acc out of that window (the README's 1.11), and the next iteration's
+    //             copies may overwrite this stage (about 12 lines).
   }
   cp_async_wait<0>();
 
@@ -121,8 +121,8 @@ namespace {
 
 // Napkin math: one wgmma m64n128k16 is 262144 FLOP issued by one instruction per thread of the
 // warpgroup, against 64 mma.sync m16n8k16 in 1.10, and its operands never pass through registers.
-// What this kernel still pays for: every thread copies with cp.async, and the block waits for all of
-// its wgmma at the end of every K tile (wait_group 0) before the barrier that lets the next copy in.
+// What this kernel still pays for: every thread copies with cp.async, and the whole block meets at a
+// barrier once per K tile, with the tensor cores idle on either side of it.
 int wgmma_lesson(wb::Lesson& lesson) {
   return run_bf16_matmul_lesson(lesson, "matmul_wgmma_bf16", matmul_wgmma_bf16);
 }

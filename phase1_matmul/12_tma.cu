@@ -7,12 +7,13 @@
 // zeros where the box hangs over the matrix: no per-thread addresses, no bounds checks, no
 // registers. Completion is counted in bytes on an mbarrier: the issuing thread announces the bytes
 // it expects (`arrive.expect_tx`), the copy engine completes them, and the phase of the barrier
-// flips. Waiters spin on the parity of the phase they expect (0, 1, 0, ... per use of a stage). The
-// tensor cores then read the stage with wgmma; a stage is refilled only after the wgmma that read
-// it has finished, which `wgmma_wait_group<1>` tells us one tile late, so one batch stays in flight.
+// flips. Waiters spin on the parity of the phase they expect. The tensor cores then read the stage
+// with wgmma; a stage may be refilled only after every wgmma that read it has finished.
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
-// Task: in tma_kernel initialise the barriers, write a stage's issue (expected bytes and the two
-// TMA loads), the wait with the right phase parity, and the refill of the stage that just became free.
+// Task: in tma_kernel set up the barriers, fill a stage with TMA, wait for it, refill a freed one.
+// Holds 1.11's answer: solve 1.11 first (its descriptors, wgmma batch and epilogue are given here).
+// You decide: the bytes a stage's barrier expects; the parity the wait for tile kt expects; how many
+//             wgmma batches stay in flight, and so which stage is free to refill, and when.
 // Source: PTX ISA, "Tensor copy: cp.async.bulk.tensor" and "mbarrier"; Pranjal Shankhdhar, "Outperforming
 // cuBLAS on H100: a Worklog". Feeding the tensor cores is the hard part.
 // Run:   ./workbook run 1.12 [-- --size 4096]
@@ -56,10 +57,10 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
   const int m0 = tile.m * BM, n0 = tile.n * BN;
   const int k_tiles = wb::ceil_div(K, kBK);
 
-  // Stage `stage` receives K tile kt: one arrival that expects the stage's bytes, then the two boxes.
+  // Stage `stage` receives K tile kt (a box of A and a box of B), counted on full[stage].
   auto issue = [&](int stage, int kt) {
     // TODO(1.12): the TMA loads of K tile kt of A (rows m0..) and B (rows n0..) into this stage,
-    //             completing on full[stage], which must first be told how many bytes to wait for:
+    //             completing on the stage's barrier, which must first be told how many bytes to wait for:
     //             how many does a box deliver when it hangs over the matrix? (about 4 lines).
   };
   // TODO(1.12): let thread 0 initialise every stage's barrier for the arrivals one phase needs, and
@@ -73,7 +74,7 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
   for (int i = 0; i < Mma::kRegs; ++i) acc[i] = 0.0f;
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int stage = kt % STAGES;
-    // TODO(1.12): wait until stage `stage` holds tile kt. Which phase of full[stage] is that, and
+    // TODO(1.12): wait until stage `stage` holds tile kt. Which phase of its barrier is that, and
     //             what does mbarrier_wait compare? A wrong answer returns at once or never
     //             (about 1 line).
     const __nv_bfloat16* a_tile = As + stage * BM * kBK + warpgroup * 64 * kBK;
@@ -84,12 +85,11 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     for (int k = 0; k < kBK / 16; ++k)
       Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
     wgmma_commit_group();
-    // Keep this tile's batch in flight; the one before it is finished, so its stage is free once
-    // every warpgroup says so (the barrier). Refilling it earlier would overwrite operands that a
-    // wgmma is still reading.
-    // TODO(1.12): keep this batch in flight but make sure the previous one has finished, and once no
-    //             warpgroup reads its stage any more, let thread 0 refill that stage with the tile
-    //             STAGES further on (if there is one) (about 5 lines).
+    // A stage is free only once no warpgroup's wgmma reads it any more: a refill before that
+    // overwrites operands that a wgmma is still reading.
+    // TODO(1.12): let thread 0 refill a stage that no wgmma reads any more with the tile STAGES
+    //             further on (if there is one), without waiting for the batch just issued
+    //             (about 5 lines).
   }
   wgmma_wait_group<0>();
   wgmma_fence_operands(acc);

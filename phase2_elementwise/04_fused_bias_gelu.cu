@@ -7,6 +7,8 @@
 // bias_gelu_fused_kernel, one template that the given launcher runs on float4 elements when every row
 // and pointer allows 16-byte accesses, on floats otherwise. add_bias and the in-place GELU, the unfused
 // pair, are given: the lesson times them against your kernel.
+// You decide: which element (or float4) each thread takes and how it covers every row of any height;
+//             which bias value goes with it; one template body for both element types.
 // Run:   ./workbook run 2.04 [-- --size 16384x4096]
 // Check: ./workbook check 2.04
 // Aim:   bias_gelu_fused at >= 90% of the cudaMemcpy bandwidth measured in the same run, about 2x faster

@@ -8,6 +8,8 @@
 // Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c]. Write
 // rmsnorm_block_kernel: pass 1 sums squares (float4 when kFloat4), the tree gives the row's sum,
 // pass 2 re-reads the slice and writes the scaled values.
+// You decide: which slice of the row each thread reads, coalesced, with several loads in flight; how
+//             the block's sums meet (the tree and its barriers); how pass 2 revisits the same slice.
 // Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); the shared-memory tree of Mark
 // Harris, "Optimizing Parallel Reduction in CUDA".
 // Run:   ./workbook run 2.05 [-- --size 16384x4096]

@@ -6,6 +6,8 @@
 // how re-reading a row that a block just read costs L1 hits, not DRAM traffic.
 // Task: write softmax_three_pass_kernel: pass 1 finds the row's max, pass 2 sums exp(x - max),
 // pass 3 writes exp(x - max) / sum. The block reduction is given.
+// You decide: which packs each thread reads, so that a warp's loads stay coalesced in every pass; what
+//             a thread with no pack adds to each reduction; how pass 3 divides.
 // Source: Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018):
 // its safe softmax is these three passes.
 // Run:   ./workbook run 2.07 [-- --size 16384x4096]
@@ -73,22 +75,21 @@ __device__ float block_reduce(float v, float identity, Op op, float* scratch) {
   return v;
 }
 
-// One block per row: blockIdx.x is the row. The row holds cols / V packs; thread t handles packs
-// t, t + blockDim.x, ... so a warp reads 32 neighbouring packs (coalesced) in every pass.
+// One block per row: blockIdx.x is the row, cols / V packs of V floats (row_packs.cuh). A block may
+// have more threads than the row has packs (whole warps: a row of 31 floats gets 32 threads).
 template <int V>
 __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* __restrict__ out, int cols) {
   // Row r starts at r * cols: compute it in std::size_t (rows x cols may pass 2^31).
-  // TODO(2.07): row_in and row_out, this block's row of in and of out; packs, the number of packs in
-  //             the row; scratch, the shared memory block_reduce needs (about 5 lines).
-  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max. `#pragma unroll 4`
+  // TODO(2.07): find this block's row of in and of out, and give block_reduce the shared memory it
+  //             needs (about 5 lines).
+  // Pass 1: the row's max, which every thread needs for pass 2. `#pragma unroll 4`
   // on a block-stride loop does not put 4 loads in flight: its trip count is unknown, so an exit test
   // still sits between loads (see the phase README's pitfalls; 2.01's kItemsPerThread batches them).
-  // TODO(2.07): row_max, the row's max, in every thread: each thread folds in the floats of its packs
-  //             (load_pack), then block_reduce combines the threads (about 7 lines).
+  // TODO(2.07): the row's max, in every thread (load_pack, block_reduce) (about 7 lines).
   // Pass 2: the sum of exp(x - max). Every term is at most exp(0) = 1, so nothing overflows, and the
   // max's own term makes sum >= 1 (no division by 0). -inf entries add expf(-inf) = 0.
-  // TODO(2.07): sum, the row's sum of exp(x - max), in every thread, the same way as the max; use the
-  //             accurate expf, not the fast __expf (about 7 lines).
+  // TODO(2.07): the row's sum of exp(x - max), in every thread; the accurate expf, not the fast
+  //             __expf (about 7 lines).
   // Pass 3: normalize. One division per row, then a multiply per element. Is e * (1 / sum) as good
   // as e / sum, e = exp(x - max)? It rounds twice (1 / sum, then the product) where the division
   // rounds once: one extra rounding, at most half an ulp (u = 2^-24 relative). The test's bound

@@ -5,8 +5,10 @@
 // inputs plus a halo in __shared__ memory so that each input is read from DRAM once instead of
 // 2R + 1 times, and why __syncthreads() must sit between writing the tile and reading it.
 // Task: out[i] = sum over k in [-3, 3] of w[k + 3] * in[i + k], with in[j] = 0 outside [0, n).
-// Declare the weights in constant memory and fill them in set_stencil_weights; in stencil_1d_kernel
-// declare the shared tile, load it with its halos, wait for the block, then sum.
+// The weights live in constant memory (filled by set_stencil_weights), the block's inputs and their
+// halos in one shared tile.
+// You decide: which slot of the tile holds which input, and so where each thread's own input and the
+//             halos go; which threads load the halos; which threads may skip the sum, and when.
 // Source: CUDA C++ Programming Guide, "Memory Hierarchy": constant memory broadcast, shared-memory tiles.
 // Run:   ./workbook run 0.04 [-- --size 64M]
 // Check: ./workbook check 0.04
@@ -34,15 +36,15 @@ __constant__ float c_weights[kStencilWidth];
 // Launched with exactly kBlockSize threads per block: the tile's size is fixed at compile time.
 __global__ void stencil_1d_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
   // The block's kBlockSize outputs need the inputs from R before its first element to R after its
-  // last: tile[j] holds in[block_start - R + j], so thread t's own element sits at tile[t + R].
+  // last: one tile holds them all, in order.
   __shared__ float tile[kBlockSize + 2 * kStencilRadius];
   const std::size_t block_start = static_cast<std::size_t>(blockIdx.x) * kBlockSize;
   const std::size_t i = block_start + threadIdx.x;
   // Every thread loads, even with i >= n (it stores a 0, the value of in[] outside [0, n)), and no
   // thread returns early: all of them must reach the __syncthreads() below.
   tile[threadIdx.x + kStencilRadius] = i < n ? in[i] : 0.0f;
-  // The first R threads also load the halos: the left slot t holds in[block_start - R + t] (negative,
-  // so 0, in block 0), the right slot t holds in[block_start + kBlockSize + t] (0 past the end).
+  // The first R threads also load the halos, one slot on each side each: the R inputs before the
+  // block (negative indices, so 0, in block 0) and the R after it (0 past the end).
   if (threadIdx.x < kStencilRadius) {
     const long long left = static_cast<long long>(block_start) + threadIdx.x - kStencilRadius;
     tile[threadIdx.x] = (left >= 0 && left < static_cast<long long>(n)) ? in[left] : 0.0f;

@@ -7,6 +7,8 @@
 // Task: out[r][c] = in[r][c] * s on a row-major rows x cols matrix. In scale_row_per_thread_kernel
 // thread t owns row t and walks along it; in scale_column_per_thread_kernel thread t owns column t
 // and walks down it. Write both index mappings and bounds checks, then compare the two result lines.
+// You decide: how each thread steps from one of its elements to the next; where each kernel stops;
+//             which of the two mappings you expect to win, before you run it.
 // Source: CUDA C++ Best Practices Guide, "Coalesced Access to Global Memory": thread i reads data[i], not
 // data[i * stride].
 // Run:   ./workbook run 0.05 [-- --size 8192x8192]

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
-// 0.06 transpose: a shared-memory tile makes both sides coalesced; one float of padding kills bank conflicts.
+// 0.06 transpose: a shared-memory tile makes both sides coalesced; padding the tile kills bank conflicts.
 //
 // You learn: why a naive transpose is fast on one side and slow on the other (one side is always
 // strided), how a 32x32 shared-memory tile lets the block read rows and write rows, why the
 // tile's column reads hit one bank 32 times, and how a 33rd column spreads them over 32 banks.
-// Task: out (cols x rows) = transpose of in (rows x cols). Write the three kernels' index formulas,
-// loads and stores (each thread of a 32x8 block moves 4 elements of a 32x32 tile), and pick the
-// padding of transpose_tiled's tile.
+// Task: out (cols x rows) = transpose of in (rows x cols), three ways: naive, through a shared tile,
+// and through a padded one. Each thread of a 32x8 block moves 4 elements of a 32x32 tile.
+// You decide: where the block's tile sits in `out` (which block index gives which coordinate); which
+//             shared element each thread reads on the way out, so that both global sides stay
+//             coalesced; the padding.
 // Source: Mark Harris, "An Efficient Matrix Transpose in CUDA C/C++" (NVIDIA blog): a shared-memory tile, and
-// one column of padding so that a warp reading a column of the tile hits 32 different banks.
+// padding so that a warp reading a column of the tile hits 32 different banks.
 // Run:   ./workbook run 0.06 [-- --size 8192x8192]
 // Check: ./workbook check 0.06
 // Aim:   transpose_tiled at >= 90% of the cudaMemcpy bandwidth measured in the same run.
@@ -34,7 +36,7 @@ static_assert(kTile == 32, "a tile row is one warp: 32 threads read 32 neighbour
 // Shared memory has 32 banks of 4 bytes: the float at word address a lives in bank a % 32.
 // transpose_tiled reads the tile down a column: lane t reads tile[t][k], word t * (kTile + pad) + k.
 // With pad = 0 that is bank (32 t + k) % 32 = k for every lane: 32 lanes, one bank, 32 turns.
-// With pad = 1 it is bank (33 t + k) % 32 = (t + k) % 32: 32 lanes, 32 different banks, one turn.
+// Which padding gives 32 lanes 32 different banks, for every k?
 constexpr int kPadding = 1;
 
 // ---- kernels ----------------------------------------------------------------------------------------
@@ -69,9 +71,9 @@ __global__ void transpose_tiled_kernel(const float* __restrict__ in, float* __re
   // Every thread reaches this barrier (no early return above): the stores below read elements
   // that other warps loaded, so all loads must be in shared memory first.
   __syncthreads();
-  // Store: the same tile seen from `out`: it starts at row blockIdx.x * kTile (in's columns),
-  // column blockIdx.y * kTile (in's rows). threadIdx.x walks along a row of `out` (coalesced
-  // write) and so reads the tile down a column: tile[threadIdx.x][...], the bank-sensitive read.
+  // Store: the same tile seen from `out`, a cols x rows matrix: in's column tiles are out's row
+  // tiles. threadIdx.x must walk along a row of `out` (coalesced write), so it reads the tile down a
+  // column: the bank-sensitive read.
   const int oc = blockIdx.y * kTile + threadIdx.x;
   const int or0 = blockIdx.x * kTile + threadIdx.y;
 #pragma unroll

@@ -7,6 +7,8 @@
 // Task: the input is cut into segments of 32, one per warp. Write warp_broadcast_kernel,
 // warp_sums_kernel and warp_inclusive_scan_kernel: lanes past n contribute 0 and take part in
 // every shuffle; only the loads and stores are guarded.
+// You decide: the shuffle (and its offsets) for each kernel; which lanes of the scan keep what they
+//             have at each step; what a lane past n holds so that it changes no sum.
 // Source: CUDA C++ Programming Guide, "Warp Shuffle Functions"; NVIDIA blog, "Using CUDA Warp-Level Primitives".
 // Run:   ./workbook run 0.07 [-- --size 64M]
 // Check: ./workbook check 0.07

@@ -7,6 +7,8 @@
 // Task: write pipeline_streams: cut n into num_chunks chunks (the last one shorter) and issue each
 // chunk's copy in, process() and copy out on one stream, round-robin over the streams. process() and
 // pipeline_serial() are given: the serial version is the yardstick.
+// You decide: the chunk length and the last chunk's count; which stream each chunk goes to; what must
+//             not wait for what (and so where no synchronize belongs).
 // Source: Mark Harris, "How to Overlap Data Transfers in CUDA C/C++" (NVIDIA blog); CUDA C++ Programming
 // Guide, "Asynchronous Concurrent Execution". For a light kernel the PCIe copies, not the kernel, cost the most.
 // Run:   ./workbook run 0.09 [-- --size 64M]

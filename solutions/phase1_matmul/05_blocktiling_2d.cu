@@ -4,10 +4,11 @@
 // You learn: how a TM x TN tile of accumulators in registers turns TM + TN shared-memory loads into
 // TM * TN FMAs (16 loads for 64 FMAs here, against 2 loads per FMA in 1.03), and how to keep arrays
 // in registers: index them only with compile-time constants, inside fully unrolled loops.
-// Task: write matmul_blocktiling_2d_kernel: 256 threads stage a 128 x 8 tile of A and an 8 x 128
-// tile of B in shared memory (zeros outside the matrices), then, for each of the 8 k, load a column
-// fragment of A (8 values) and a row fragment of B (8 values) into registers and add their outer
-// product to the 8 x 8 accumulators; finally write alpha * acc + beta * C where it lies inside C.
+// Task: write matmul_blocktiling_2d_kernel: 256 threads compute a 128 x 128 tile of C, 8 x 8 outputs
+// each, through 128 x 8 and 8 x 128 tiles of A and B in shared memory (zeros outside the matrices).
+// You decide: how 256 threads share the loads of 2048 elements, coalesced; what each thread holds in
+//             registers per k so that 16 shared loads feed 64 FMAs; how every index into the register
+//             arrays stays a compile-time constant.
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 5
 // (2D blocktiling: a register outer product); PMPP calls this thread coarsening.
 // Run:   ./workbook run 1.05 [-- --size 4096]

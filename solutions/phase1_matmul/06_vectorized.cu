@@ -9,6 +9,8 @@
 // transposed, load the B tile with one float4 per thread, read both fragments as float4, and store
 // C as float4 where rows allow. Keep a scalar path (selected at compile time) for K or N not a
 // multiple of 4 or a misaligned pointer. In the launcher decide which path the shapes allow.
+// You decide: the exact conditions under which each float4 path is legal; how a float4 of A lands in
+//             the transposed tile; where C may be stored as float4 and where it must fall back.
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 6
 // (vectorized global and shared-memory accesses, A transposed in shared memory).
 // Run:   ./workbook run 1.06 [-- --size 4096]

@@ -9,6 +9,9 @@
 // Task: write matmul_warptiling_kernel: the lane's place in its warp tile, the float4 loads of
 // the A and B tiles (guarded in the CHECKED variant), the transposed store of A, the double-buffered
 // loop over K with its register outer products, and the epilogue.
+// You decide: the order in which blocks take tiles (GROUP_M); which part of the warp tile each lane
+//             owns, so that its fragment reads stay float4; how the two buffers and the register stage
+//             interleave with one barrier per tile; what the CHECKED variant guards.
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 10
 // (warptiling); CUTLASS, "Efficient GEMM in CUDA": the warp, not the block, is the unit that shares fragments.
 // Run:   ./workbook run 1.07 [-- --size 4096]

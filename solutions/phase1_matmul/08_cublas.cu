@@ -7,6 +7,8 @@
 // stream, the math mode) and that one flag decides whether "FP32" GEMM uses the tensor cores.
 // Task: finish sgemm_row_major: bind the stream, set the math mode, and call cublasSgemm with the
 // swapped arguments. matmul_cublas calls it with CUBLAS_PEDANTIC_MATH (true FP32, no tensor cores).
+// You decide: which operand cuBLAS sees first, which of M and N is its m, and each leading dimension (K
+//             = 0 included); which handle state to set on every call.
 // Source: cuBLAS documentation, "Data Layout" (column-major): row-major C = A B is column-major C^T = B^T A^T,
 // so swap A and B, swap M and N.
 // Run:   ./workbook run 1.08 [-- --size 4096]

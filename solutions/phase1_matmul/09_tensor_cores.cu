@@ -9,6 +9,8 @@
 // Task: in matmul_tensor_core_tf32_kernel place each warp in the block tile, run the fragment
 // loads and mma_sync over each shared-memory tile, and write the accumulators out through a
 // per-warp shared-memory scratch tile with alpha, beta and bounds checks.
+// You decide: which warp owns which warp tile; the order of fragment loads and mma_sync over a tile;
+//             how 32 lanes share a scratch tile's 256 elements, and which __syncwarp guards it.
 // Source: CUDA C++ Programming Guide, "Warp Matrix Functions" (nvcuda::wmma, TF32).
 // Run:   ./workbook run 1.09 [-- --size 4096]
 // Check: ./workbook check 1.09

@@ -14,6 +14,8 @@
 // Task: in mma_sync_kernel write the ldmatrix addressing of the A and B fragments, the pipeline
 // (which stage to wait for, which to refill, where the barrier goes) and the epilogue from the
 // accumulator layout.
+// You decide: which row address each lane gives ldmatrix_x4 (swizzled); which stage to wait for and
+//             which to refill, and where the barrier goes; which element of C each accumulator is.
 // Source: PTX ISA, "Warp Level Matrix Multiply-Accumulate Instructions" (mma.sync, ldmatrix) and cp.async.
 // Run:   ./workbook run 1.10 [-- --size 4096]
 // Check: ./workbook check 1.10

@@ -11,8 +11,10 @@
 // so the producer already loads the next tile while the consumers write the current one out. And
 // `setmaxnreg` hands the producer's unused registers to the consumers' 128 accumulators.
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
-// Task: in warp_specialized_kernel write the producer loop (wait for an empty stage, expect the
-// bytes, issue the loads) and the consumer's release of a stage, with the phase parity of each wait.
+// Task: in warp_specialized_kernel write the producer and the consumers' two waits on the barriers.
+// Holds 1.11's and 1.12's answers: solve them first (the wgmma batch, the epilogue, the barriers).
+// You decide: the parity of each wait, the producer's first pass over a fresh ring included; the box
+//             coordinates of each TMA load; when a consumer may hand its stage back.
 // Source: Pranjal Shankhdhar, "Outperforming cuBLAS on H100: a Worklog"; the CUTLASS documentation's
 // warp-specialized persistent kernels: the structure of the kernels cuBLAS runs on Hopper.
 // Run:   ./workbook run 1.13 [-- --size 4096]
@@ -67,8 +69,8 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
   }
   __syncthreads();  // the only block-wide barrier: from here on the roles meet only at mbarriers
 
-  // Both roles walk the same sequence of (tile, k tile) steps; step i uses stage i % STAGES for the
-  // (i / STAGES)-th time, which completes phase i / STAGES of that stage's barriers.
+  // Both roles walk the same sequence of (tile, k tile) steps, step i on stage i % STAGES: counted
+  // differently, the two sides would wait for different phases of the same barrier.
   if (warpgroup == 0) {
     setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {

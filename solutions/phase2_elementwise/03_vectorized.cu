@@ -7,6 +7,7 @@
 // scalar tail.
 // Task: in vectorized_kernel, compute the head/body/tail split from out's address and n, then apply
 // op to the float4 body, one float4 per thread of a grid that covers it.
+// Holds 2.01's answer: solve 2.01 first (its kItemsPerThread kernel is scalar_kernel here).
 // Source: NVIDIA blog, "CUDA Pro Tip: Increase Performance with Vectorized Memory Access" (float4, 128-bit loads).
 // Run:   ./workbook run 2.03 [-- --size 64M]
 // Check: ./workbook check 2.03

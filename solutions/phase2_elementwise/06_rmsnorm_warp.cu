@@ -10,6 +10,8 @@
 // its lanes sum squares over a strided slice (float4 when kFloat4), the butterfly gives every lane
 // the row's sum, and a second pass writes in * rsqrt(mean + eps) * weight: from the registers when
 // the row fit in one step of pass 1, else re-reading the slice.
+// You decide: which slice each lane reads, coalesced; which shuffle gives every lane the total without
+//             shared memory; how a warp with no row leaves without breaking a shuffle.
 // Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); NVIDIA blog, "Using CUDA
 // Warp-Level Primitives" (the butterfly, and why every lane of a full mask must reach the shuffle).
 // Run:   ./workbook run 2.06 [-- --size 65536x1024]

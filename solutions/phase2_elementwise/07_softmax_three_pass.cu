@@ -6,6 +6,8 @@
 // how re-reading a row that a block just read costs L1 hits, not DRAM traffic.
 // Task: write softmax_three_pass_kernel: pass 1 finds the row's max, pass 2 sums exp(x - max),
 // pass 3 writes exp(x - max) / sum. The block reduction is given.
+// You decide: which packs each thread reads, so that a warp's loads stay coalesced in every pass; what
+//             a thread with no pack adds to each reduction; how pass 3 divides.
 // Source: Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018):
 // its safe softmax is these three passes.
 // Run:   ./workbook run 2.07 [-- --size 16384x4096]
@@ -73,8 +75,8 @@ __device__ float block_reduce(float v, float identity, Op op, float* scratch) {
   return v;
 }
 
-// One block per row: blockIdx.x is the row. The row holds cols / V packs; thread t handles packs
-// t, t + blockDim.x, ... so a warp reads 32 neighbouring packs (coalesced) in every pass.
+// One block per row: blockIdx.x is the row, cols / V packs of V floats (row_packs.cuh). A block may
+// have more threads than the row has packs (whole warps: a row of 31 floats gets 32 threads).
 template <int V>
 __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* __restrict__ out, int cols) {
   // Row r starts at r * cols: compute it in std::size_t (rows x cols may pass 2^31).
@@ -83,7 +85,7 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
   float* row_out = out + start;
   const int packs = cols / V;
   __shared__ float scratch[kMaxWarps];
-  // Pass 1: the row's max. Threads without a pack keep -inf, the identity of max. `#pragma unroll 4`
+  // Pass 1: the row's max, which every thread needs for pass 2. `#pragma unroll 4`
   // on a block-stride loop does not put 4 loads in flight: its trip count is unknown, so an exit test
   // still sits between loads (see the phase README's pitfalls; 2.01's kItemsPerThread batches them).
   float row_max = -INFINITY;

@@ -6,6 +6,9 @@
 // pairs with the same rule, across a warp with shuffles and across warps through shared memory; why
 // every lane must join a full-mask shuffle; and why exp(-inf - -inf) needs a guard.
 // Task: write online_add, online_merge, the cross-warp half of block_merge, and pass 2.
+// Holds 2.07's answer: solve 2.07 first (its row set-up and loop over the packs are given here).
+// You decide: how (m, d) absorbs a value that raises the max, and what an empty state is; how two pairs
+//             merge, empty ones included; how the warps' pairs meet so every thread gets the block's.
 // Source: Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018);
 // NVIDIA blog, "Using CUDA Warp-Level Primitives" (the full-mask rule).
 // Run:   ./workbook run 2.08 [-- --size 16384x4096]

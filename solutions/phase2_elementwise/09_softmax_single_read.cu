@@ -6,8 +6,10 @@
 // template instantiations from cols (a warp per row for short rows, a block per row up to 8192);
 // why lanes without data hold the identity (-inf for max) and still join every shuffle; and what
 // to do when the row does not fit: an online (running max, rescaled sum) two-pass fallback.
-// Task: write softmax_registers_kernel (load, block/warp max, exp and sum, scale and store), then
-// merge and MaxSum::add (online statistics) and softmax_online_fallback_kernel.
+// Task: write softmax_registers_kernel (one read, one write), then merge and MaxSum::add (online
+// statistics) and softmax_online_fallback_kernel for rows too long for registers.
+// You decide: which elements of the row each thread holds, so that every load and store of a warp is
+//             coalesced; what the positions past the row hold; when the online statistics rescale.
 // Source: Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018): safe and online softmax;
 // NVIDIA blog, "Using CUDA Warp-Level Primitives" (the full-mask rule).
 // Run:   ./workbook run 2.09 [-- --size 16384x4096]
@@ -71,8 +73,8 @@ __device__ __forceinline__ float group_reduce(float v, float* partials) {
 
 // One row per group of kGroup threads (a warp, or the whole block); each thread holds 4 * kVecs
 // elements of the row in registers. kFloat4: cols % 4 == 0, so every row starts 16-byte aligned
-// and thread t loads float4 number i * kGroup + t (a warp reads 512 contiguous bytes). Otherwise
-// row r starts at r * cols floats, not 16-byte aligned: scalar loads, element k * kGroup + t.
+// and float4 loads are legal; otherwise row r starts at r * cols floats, not 16-byte aligned: scalar
+// loads. Either way each load instruction of a warp must read 32 neighbouring float4s (or floats).
 // Registers: the array must be indexed with compile-time indices only (fully unrolled loops), or
 // it goes to local memory and every "register" access becomes a memory access.
 template <int kGroup, int kVecs, bool kFloat4>

@@ -245,7 +245,14 @@ int command_list(Context& ctx) {
   return kExitOk;
 }
 
+void warn_if_answer_held(const Context& ctx, const Exercise& exercise) {
+  const std::optional<std::string> stub = read_file(ctx.source_path(exercise.stub));
+  const std::string warning = stub ? held_answer_warning(exercise.id, *stub, ctx.progress) : "";
+  if (!warning.empty()) std::printf("%s\n\n", ctx.bold(warning).c_str());
+}
+
 int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::string>& lesson_args) {
+  warn_if_answer_held(ctx, exercise);
   std::string errors;
   if (!build_targets(ctx, {exercise.target}, false, &errors)) {
     std::printf("%s does not compile:\n\n%s", exercise.stub.c_str(), errors.c_str());
@@ -527,6 +534,7 @@ int command_check_all(Context& ctx, bool fast) {
 }
 
 int command_hint(Context& ctx, const Exercise& exercise) {
+  warn_if_answer_held(ctx, exercise);
   const std::optional<std::string> text = read_file(ctx.source_path(exercise.hints));
   if (!text) {
     std::printf("No hints file for %s (expected %s).\n", exercise.id.c_str(), exercise.hints.c_str());

@@ -57,6 +57,10 @@ struct CheckOptions {
   bool sanitize = true;
 };
 
+// Before running, watching or hinting: a warning when the exercise's file holds the answer to an earlier
+// rung not passed yet (progress.h, held_answer_warning).
+void warn_if_answer_held(const Context& ctx, const Exercise& exercise);
+
 int command_status(Context& ctx);
 int command_list(Context& ctx);
 int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::string>& lesson_args);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "tools/workbook/progress.h"
 
+#include <cctype>
 #include <cstdio>
 
 #include "tools/workbook/text.h"
@@ -131,6 +132,32 @@ std::vector<PhaseSummary> summarize_phases(const Manifest& manifest, const Progr
     summaries.push_back(summary);
   }
   return summaries;
+}
+
+std::vector<std::string> answers_held_from(const std::string& stub_text) {
+  std::vector<std::string> ids;
+  for (const std::string& line : split_lines(stub_text)) {
+    if (line.rfind("// Holds ", 0) != 0) continue;
+    const std::string named = line.substr(0, line.find(':'));
+    // An id is a digit, a dot and two digits (1.11), followed by "'s".
+    for (std::size_t at = named.find("'s"); at != std::string::npos; at = named.find("'s", at + 2))
+      if (at >= 4 && std::isdigit(static_cast<unsigned char>(named[at - 4])) && named[at - 3] == '.' &&
+          std::isdigit(static_cast<unsigned char>(named[at - 2])) &&
+          std::isdigit(static_cast<unsigned char>(named[at - 1])))
+        ids.push_back(named.substr(at - 4, 4));
+    break;
+  }
+  return ids;
+}
+
+std::string held_answer_warning(const std::string& id, const std::string& stub_text, const Progress& progress) {
+  std::string unsolved;
+  for (const std::string& earlier : answers_held_from(stub_text))
+    if (earlier != id && progress.get(earlier).state != ExerciseState::Done)
+      unsolved += (unsolved.empty() ? "" : " and ") + earlier;
+  if (unsolved.empty()) return "";
+  return "Note: " + id + "'s file holds the answer to " + unsolved + ", not passed yet here. Solve " + unsolved +
+         " first (./workbook check), or read on knowing that this file gives that answer away.";
 }
 
 }  // namespace wbcli

@@ -60,4 +60,12 @@ std::vector<PhaseSummary> summarize_phases(const Manifest& manifest, const Progr
 
 const char* state_name(ExerciseState state);
 
+// A stub may carry earlier rungs' answers as given code; its header then says so in one line that
+// starts "// Holds", names the rungs before its colon and says to solve them first, e.g.
+// "// Holds 1.11's and 1.12's answers: solve them first ...". The ids it names, or none.
+std::vector<std::string> answers_held_from(const std::string& stub_text);
+// The warning to print before running, watching or hinting an exercise whose stub holds the answer of a
+// rung that progress does not show as passed; empty when there is nothing to warn about.
+std::string held_answer_warning(const std::string& id, const std::string& stub_text, const Progress& progress);
+
 }  // namespace wbcli

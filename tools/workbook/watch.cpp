@@ -150,6 +150,7 @@ int command_watch(Context& ctx, const Exercise* fixed) {
       command_hint(ctx, *current);
       show_hint = false;
     } else {
+      warn_if_answer_held(ctx, *current);
       const CheckOutcome outcome = check_exercise(ctx, *current, CheckOptions{false, true, true});
       // Without a GPU nothing is graded, but each save still shows whether the file compiles.
       if (outcome == CheckOutcome::NoGpu || outcome == CheckOutcome::Unsupported)

@@ -107,3 +107,21 @@ TEST_CASE("progress survives a round trip through its file and forgets on reset"
   CHECK(loaded.hints_shown.at("0.02") == 2);  // hints already read stay read
   CHECK(wbcli::load_progress("/nonexistent").exercises.empty());
 }
+
+TEST_CASE("a stub that holds earlier rungs' answers warns until those rungs are passed", "[host][workbook]") {
+  const std::string stub =
+      "// SPDX-License-Identifier: MIT\n// 1.13 demo: a title.\n//\n"
+      "// Holds 1.11's and 1.12's answers: solve them first; 2.07's name after the colon is no id.\n// Run: x\n";
+  CHECK(wbcli::answers_held_from(stub) == std::vector<std::string>{"1.11", "1.12"});
+  CHECK(wbcli::answers_held_from("// 1.12 demo\n// Run: x\n  // Holds 1.11's answer: indented, no header\n").empty());
+  wbcli::Progress p;
+  const std::string warning = wbcli::held_answer_warning("1.13", stub, p);
+  CHECK(warning.find("1.11 and 1.12") != std::string::npos);
+  p.record_check("1.11", true, "t1");
+  p.record_check("1.12", false, "t1");
+  CHECK(wbcli::held_answer_warning("1.13", stub, p).find("1.12") != std::string::npos);  // failing is not passed
+  CHECK(wbcli::held_answer_warning("1.13", stub, p).find("1.11") == std::string::npos);
+  p.record_check("1.12", true, "t2");
+  CHECK(wbcli::held_answer_warning("1.13", stub, p).empty());
+  CHECK(wbcli::held_answer_warning("1.12", "// 1.12 demo\n", wbcli::Progress{}).empty());
+}
