@@ -10,6 +10,7 @@
 //             coalesced; how each of the two loads is kept inside n.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #4:
 // first add during global load, L = 2 elements per thread before the tree.
+// Holds 3.03's answer: solve 3.03 first (its tree is given here).
 // Run:   ./workbook run 3.04 [-- --size 256M]
 // Check: ./workbook check 3.04
 // Aim:   close to twice 3.03: about 54% of CUB on an H100 (1614 GB/s on 1 GiB).

@@ -11,6 +11,7 @@
 //             calls go, and how many one step needs.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #5:
 // unroll the last warp, rewritten for independent thread scheduling (the original is pre-Volta).
+// Holds 3.04's answer: solve 3.04 first (its two loads are given here).
 // Run:   ./workbook run 3.05 [-- --size 256M]
 // Check: ./workbook check 3.05
 // Aim:   2 barriers per block instead of 8: about 69% of CUB on an H100 (2065 GB/s on 1 GiB).

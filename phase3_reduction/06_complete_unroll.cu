@@ -11,6 +11,7 @@
 //             where each step's barrier goes, and whether a barrier may sit inside a test on kThreads.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #6:
 // the whole tree unrolled with a template.
+// Holds 3.04's and 3.05's answers: solve them first (the two loads and the last warp's steps).
 // Run:   ./workbook run 3.06 [-- --size 256M]
 // Check: ./workbook check 3.06
 // Aim:   a little better than 3.05: about 75% of CUB on an H100 (2228 GB/s on 1 GiB); the next big

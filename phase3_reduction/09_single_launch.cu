@@ -12,6 +12,7 @@
 //             answer; how the last block reads the published sums; when the counter is reset.
 // Source: CUDA C++ Programming Guide, "Memory Fence Functions" (its example: the last block to finish sums
 // the partial sums) and "Atomic Functions": the two passes of 3.08 folded into one launch.
+// Holds 3.07's and 3.08's answers: solve them first (thread_sum, the warp and block sums).
 // Run:   ./workbook run 3.09 [-- --size 256M]
 // Check: ./workbook check 3.09
 // Aim:   both at CUB's speed on 1 GiB (>= 95%); the last-block version is deterministic.

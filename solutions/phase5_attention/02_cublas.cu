@@ -9,6 +9,7 @@
 // cublasGemmStridedBatchedEx calls (the softmax between them is given: it is 5.01's, masked).
 // Source: cuBLAS documentation, "Data Layout" and cublasGemmStridedBatchedEx: a row-major matrix read
 // column-major is its transpose.
+// Holds 5.01's answer: solve 5.01 first (row_softmax.cuh, which it includes, holds the row softmax and L).
 // Run:   ./workbook run 5.02 [-- --size 16x4096x64]
 // Check: ./workbook check 5.02
 // Aim:   1.00x of 5.02 (it is the yardstick: the other lessons report their speed against this path).

@@ -12,6 +12,7 @@
 //             how a one-dimensional block index maps to (tile, head) so the longest tiles start first.
 // Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023): 5.03's
 // online softmax over tiles with the causal mask of decoder attention, key tiles above the diagonal skipped.
+// Holds 5.03's answer: solve 5.03 first (the rest of 5.03's kernel is given here).
 // Run:   ./workbook run 5.04 [-- --size 16x4096x64]
 // Check: ./workbook check 5.04
 // Aim:   ~1.6x of 5.02 at 16x4096x64 causal, longest-first ~1.3x faster than natural order.
