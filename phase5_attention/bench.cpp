@@ -31,6 +31,7 @@
 #include "common/timer.h"
 #include "common/verify.h"
 #include "phase5_attention/attention.cuh"
+#include "phase5_attention/backward_lesson.h"
 #include "phase5_attention/reference.h"
 #include "phase5_attention/reference_gpu.h"
 
@@ -54,9 +55,10 @@ struct Row {
   std::string status, note;  // PASS, FAIL or SKIP (note: why)
   wb::TimingStats time;
   double flop = 0, bytes = 0;
-  double cublas_ms = 0;   // the cuBLAS path on the same shape in this run (0: none)
-  double memcpy_gbs = 0;  // decoding: the copy of the same bytes (0: not a memory-bound row)
-  bool bf16 = false;      // 5.05: BF16 data, rated against the BF16 tensor peak
+  double cublas_ms = 0;            // the cuBLAS path on the same shape in this run (0: none)
+  double memcpy_gbs = 0;           // decoding: the copy of the same bytes (0: not a memory-bound row)
+  bool bf16 = false;               // 5.05: BF16 data, rated against the BF16 tensor peak
+  std::string yardstick = "5.02";  // what cublas_ms times: 5.02's path, or (5.07) the cuBLAS backward
 };
 
 std::string shape_text(const AttentionShape& s) {
@@ -215,7 +217,7 @@ int main(int argc, char** argv) {
           std::printf("%4.0f%% %s", 100.0 * gflops / peak, r.bf16 ? "BF16 peak" : "FP32 peak");
         else
           std::printf("%s unknown", r.bf16 ? "BF16 peak" : "FP32 peak");
-        if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
+        if (r.cublas_ms > 0) std::printf("  %5.2fx of %s", r.cublas_ms / r.time.median_ms, r.yardstick.c_str());
         std::printf("  %s\n", r.status.c_str());
       }
       std::fflush(stdout);
@@ -355,6 +357,57 @@ int main(int argc, char** argv) {
           results[i].memcpy_gbs =
               wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(results[i].bytes / 2), args.repeat);
           print(results[i]);
+        }
+      }
+    }
+
+    // The backward (5.07): BF16 inputs, O and L from the forward, against the unfused cuBLAS backward (FP32)
+    // on the same inputs; TFLOP/s counted as 2.5x the forward's FLOP (the five products).
+    for (std::size_t seq : seqs) {
+      for (std::size_t d : dims) {
+        for (bool causal : {false, true}) {
+          AttentionShape shape;
+          shape.seq_q = shape.seq_k = static_cast<int>(seq);
+          shape.d = static_cast<int>(d);
+          shape.causal = causal;
+          shape.heads = static_cast<int>(std::max<long long>(
+              {1, static_cast<long long>(total_rows / seq),
+               wb::ceil_div(2LL * device.sm_count, static_cast<long long>(wb::ceil_div(seq, std::size_t(128))))}));
+          if (!tensor_cores) {
+            skip(shape, "5.07", "attention_flash_backward",
+                 wb::arch_requirement_unmet("5.07", "flash_backward", "80", cc));
+            continue;
+          }
+          const bool cublas = fits(static_cast<std::size_t>(p5::BackwardProblem::device_bytes(shape, true) / 4));
+          p5::BackwardProblem p(shape, wb::kDefaultSeed + 2, cublas);
+          auto record = [&](const char* name, bool bf16, bool pass, const wb::TimingStats& time, double cublas_ms) {
+            Row r;
+            r.id = "5.07";
+            r.kernel = name;
+            r.shape = shape;
+            r.flop = attention_backward_flop(shape);
+            r.bf16 = bf16;
+            r.time = time;
+            r.status = pass ? "PASS" : "FAIL";
+            r.cublas_ms = cublas_ms;
+            r.yardstick = "cuBLAS bwd";
+            r.note = bf16 ? "backward; BF16; against the cuBLAS backward" : "the unfused cuBLAS backward (FP32)";
+            results.push_back(r);
+            print(r);
+          };
+          double cublas_ms = 0;
+          if (cublas) {
+            const bool pass = p.verify_cublas("attention_backward_cublas");
+            const wb::TimingStats time = p.time_cublas(compute);
+            cublas_ms = time.median_ms;
+            record("attention_backward_cublas", false, pass, time, 0);
+          } else {
+            skip(shape, "5.07", "attention_backward_cublas", "P and dS do not fit in the GPU's free memory");
+          }
+          bool pass = p.verify("attention_flash_backward", attention_flash_backward);
+          const wb::TimingStats time = p.time(attention_flash_backward, compute);
+          pass = p.verify("attention_flash_backward (after timing)", attention_flash_backward) && pass;
+          record("attention_flash_backward", true, pass, time, cublas_ms);
         }
       }
     }
