@@ -181,8 +181,7 @@ int run_backward_lesson(wb::Lesson& lesson, const char* launcher, Bf16AttentionB
   wb::ResultLine line;
   line.id = lesson.id();
   line.name = launcher;
-  line.problem =
-      std::to_string(shape.heads) + "x" + std::to_string(shape.seq_q) + "x" + std::to_string(shape.d) + " bwd";
+  line.problem = std::to_string(shape.heads) + "x" + std::to_string(shape.seq_q) + "x" + std::to_string(shape.d);
   line.time = time;
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = wb::gflop_per_s(attention_backward_flop(shape), time.median_ms);

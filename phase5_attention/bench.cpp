@@ -372,7 +372,7 @@ int main(int argc, char** argv) {
           shape.causal = causal;
           shape.heads = static_cast<int>(std::max<long long>(
               {1, static_cast<long long>(total_rows / seq),
-               wb::ceil_div(2LL * device.sm_count, static_cast<long long>(wb::ceil_div(seq, std::size_t(128))))}));
+               wb::ceil_div(2LL * device.sm_count, static_cast<long long>(wb::ceil_div(seq, std::size_t(64))))}));
           if (!tensor_cores) {
             skip(shape, "5.07", "attention_flash_backward",
                  wb::arch_requirement_unmet("5.07", "flash_backward", "80", cc));
