@@ -126,7 +126,8 @@ __device__ void product_ds_k(float (&acc)[COLS / 8][4], const __nv_bfloat16* ds_
 
 // ---- kernels ------------------------------------------------------------------------------------
 
-// One warp per query row: D_i = sum_c dO_ic O_ic in FP32, and row i of dQ's FP32 accumulator zeroed.
+// One warp per query row: D_i = sum_c dO_ic O_ic in FP32, and row i of dQ's FP32 accumulator zeroed
+// (when there is one: dq_acc null for the two-pass dQ).
 template <int D>
 __global__ void backward_prologue_kernel(const __nv_bfloat16* __restrict__ O, const __nv_bfloat16* __restrict__ dO,
                                          float* __restrict__ dq_acc, float* __restrict__ Dsum, std::size_t rows) {
@@ -139,7 +140,7 @@ __global__ void backward_prologue_kernel(const __nv_bfloat16* __restrict__ O, co
     const float2 o = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(O + row * D + c));
     const float2 g = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(dO + row * D + c));
     sum += o.x * g.x + o.y * g.y;
-    *reinterpret_cast<float2*>(dq_acc + row * D + c) = make_float2(0.0f, 0.0f);
+    if (dq_acc != nullptr) *reinterpret_cast<float2*>(dq_acc + row * D + c) = make_float2(0.0f, 0.0f);
   }
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
@@ -160,7 +161,8 @@ __global__ void backward_epilogue_kernel(const float* __restrict__ dq_acc, __nv_
 // query tile: S^T and dP^T for the warp's keys (product_abt), P^T, dS^T, dV += P^T dO and dK += dS^T Q
 // from registers (product_xb); dS^T to shared memory; then every warp takes a 16-row x COLS part of the
 // tile's dQ = dS K and adds it into the FP32 accumulator with atomics (other key blocks add theirs).
-template <int D, int WARPS, int BR, bool CAUSAL>
+// Without ATOMIC_DQ the dQ part is left to flash_backward_dq_kernel (a second pass).
+template <int D, int WARPS, int BR, bool CAUSAL, bool ATOMIC_DQ>
 __global__ void __launch_bounds__(WARPS * 32)
     flash_backward_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
                           const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO,
@@ -232,33 +234,36 @@ __global__ void __launch_bounds__(WARPS * 32)
       }
     product_xb<D, BR>(dv, s, do_tile, lane);
     product_xb<D, BR>(dk, dp, q_tile, lane);
-    // dS^T in BF16 for the dQ product of every warp.
+    // Without ATOMIC_DQ the second pass computes dQ. With it: dS^T in BF16 for every warp's dQ product.
+    if constexpr (ATOMIC_DQ) {
 #pragma unroll
-    for (int t = 0; t < BR / 8; ++t)
+      for (int t = 0; t < BR / 8; ++t)
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        *reinterpret_cast<std::uint32_t*>(dSs + tile_offset<BC>(key_row0 + lane / 4 + h * 8, t * 8 + (lane % 4) * 2)) =
-            pack_bf16x2(dp[t][2 * h], dp[t][2 * h + 1]);
-    __syncthreads();  // dS^T complete
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<std::uint32_t*>(dSs +
+                                            tile_offset<BC>(key_row0 + lane / 4 + h * 8, t * 8 + (lane % 4) * 2)) =
+              pack_bf16x2(dp[t][2 * h], dp[t][2 * h + 1]);
+      __syncthreads();  // dS^T complete
 
-    const int q_row0 = (warp % kRowSlices) * 16, col_base = (warp / kRowSlices) * kCols;
+      const int q_row0 = (warp % kRowSlices) * 16, col_base = (warp / kRowSlices) * kCols;
 #pragma unroll
-    for (int chunk = 0; chunk < kCols; chunk += kChunk) {
-      float acc[kChunk / 8][4];
-      product_ds_k<BC, BR, kChunk>(acc, dSs, q_row0, Ks, col_base + chunk, lane);
+      for (int chunk = 0; chunk < kCols; chunk += kChunk) {
+        float acc[kChunk / 8][4];
+        product_ds_k<BC, BR, kChunk>(acc, dSs, q_row0, Ks, col_base + chunk, lane);
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int q = q0 + q_row0 + lane / 4 + h * 8;
-        if (q >= seq_q) continue;
-        float* row = dq_acc + (q_base + q) * D + col_base + chunk + (lane % 4) * 2;
+        for (int h = 0; h < 2; ++h) {
+          const int q = q0 + q_row0 + lane / 4 + h * 8;
+          if (q >= seq_q) continue;
+          float* row = dq_acc + (q_base + q) * D + col_base + chunk + (lane % 4) * 2;
 #pragma unroll
-        for (int t = 0; t < kChunk / 8; ++t) {
+          for (int t = 0; t < kChunk / 8; ++t) {
 #if __CUDA_ARCH__ >= 900
-          atomicAdd(reinterpret_cast<float2*>(row + t * 8), make_float2(acc[t][2 * h], acc[t][2 * h + 1]));
+            atomicAdd(reinterpret_cast<float2*>(row + t * 8), make_float2(acc[t][2 * h], acc[t][2 * h + 1]));
 #else
-          atomicAdd(row + t * 8, acc[t][2 * h]);
-          atomicAdd(row + t * 8 + 1, acc[t][2 * h + 1]);
+            atomicAdd(row + t * 8, acc[t][2 * h]);
+            atomicAdd(row + t * 8 + 1, acc[t][2 * h + 1]);
 #endif
+          }
         }
       }
     }
@@ -281,14 +286,94 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 }
 
-template <int D, int WARPS, int BR, bool CAUSAL>
-void launch_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
-                     const float* L, const float* Dsum, float* dq_acc, __nv_bfloat16* dK, __nv_bfloat16* dV,
-                     const AttentionShape& shape, cudaStream_t stream) {
+// The second pass of the two-pass dQ: block (x, head) owns BQ = 16 WARPS query rows (each warp 16 of
+// them, 5.05's split) and walks the head's key tiles of BC keys (K and V double-buffered), recomputing
+// S = Q K^T and dP = dO V^T (two products more than the atomic kernel does), P, dS = P (dP - D), and
+// dQ += dS K in registers (product_xb: dS is the A operand straight from the accumulators). No atomics,
+// no FP32 buffer: dQ = scale dq, in BF16, written once.
+template <int D, int WARPS, int BC, bool CAUSAL>
+__global__ void __launch_bounds__(WARPS * 32)
+    flash_backward_dq_kernel(const __nv_bfloat16* __restrict__ Q, const __nv_bfloat16* __restrict__ K,
+                             const __nv_bfloat16* __restrict__ V, const __nv_bfloat16* __restrict__ dO,
+                             const float* __restrict__ L, const float* __restrict__ Dsum,
+                             __nv_bfloat16* __restrict__ dQ, int seq_q, int seq_k, float scale, float scale_log2) {
+  constexpr int kThreads = WARPS * 32, BQ = WARPS * 16;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  __nv_bfloat16* Qs = reinterpret_cast<__nv_bfloat16*>(smem_raw);  // [BQ][D]
+  __nv_bfloat16* dOs = Qs + BQ * D;                                // [BQ][D]
+  __nv_bfloat16* Ks = dOs + BQ * D;                                // [2][BC][D]
+  __nv_bfloat16* Vs = Ks + 2 * BC * D;                             // [2][BC][D]
+
+  const int head = blockIdx.y;
+  const int q0 = (CAUSAL ? gridDim.x - 1 - blockIdx.x : blockIdx.x) * BQ;  // causal: longest first
+  const std::size_t q_base = static_cast<std::size_t>(head) * seq_q, k_base = static_cast<std::size_t>(head) * seq_k;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp_row0 = q0 + warp * 16;
+  const int all_tiles = wb::ceil_div(seq_k, BC);
+  const int key_tiles = CAUSAL ? min(all_tiles, wb::ceil_div(q0 + BQ, BC)) : all_tiles;
+
+  load_rows<BQ, D, kThreads>(Qs, Q + q_base * D, seq_q, q0);
+  load_rows<BQ, D, kThreads>(dOs, dO + q_base * D, seq_q, q0);
+  load_rows<BC, D, kThreads>(Ks, K + k_base * D, seq_k, 0);
+  load_rows<BC, D, kThreads>(Vs, V + k_base * D, seq_k, 0);
+  cp_async_commit();
+
+  // The lane's two rows: L in log2 units and D.
+  float l_log2[2], d_row[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = warp_row0 + lane / 4 + h * 8;
+    l_log2[h] = row < seq_q ? L[q_base + row] * kLog2e : 0.0f;
+    d_row[h] = row < seq_q ? Dsum[q_base + row] : 0.0f;
+  }
+  float dq[D / 8][4] = {};
+  for (int j = 0; j < key_tiles; ++j) {
+    const int buf = j & 1;
+    if (j + 1 < key_tiles) {
+      load_rows<BC, D, kThreads>(Ks + (buf ^ 1) * BC * D, K + k_base * D, seq_k, (j + 1) * BC);
+      load_rows<BC, D, kThreads>(Vs + (buf ^ 1) * BC * D, V + k_base * D, seq_k, (j + 1) * BC);
+    }
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    float s[BC / 8][4], dp[BC / 8][4];
+    product_abt<D, BC, BQ>(s, Qs, warp * 16, Ks + buf * BC * D, lane);
+    product_abt<D, BC, BQ>(dp, dOs, warp * 16, Vs + buf * BC * D, lane);
+    const int key0 = j * BC;
+    const bool masked = key0 + BC > seq_k || warp_row0 + 16 > seq_q || (CAUSAL && key0 + BC - 1 > warp_row0);
+#pragma unroll
+    for (int t = 0; t < BC / 8; ++t)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int key = key0 + t * 8 + (lane % 4) * 2 + (e & 1), row = warp_row0 + lane / 4 + (e / 2) * 8;
+        const bool off = masked && (key >= seq_k || row >= seq_q || (CAUSAL && key > row));
+        const float p = off ? 0.0f : exp2f(fmaf(s[t][e], scale_log2, -l_log2[e / 2]));
+        dp[t][e] = p * (dp[t][e] - d_row[e / 2]);
+      }
+    product_xb<D, BC>(dq, dp, Ks + buf * BC * D, lane);
+    __syncthreads();  // every warp is done with buffer `buf` before the next iteration refills it
+  }
+  cp_async_wait<0>();
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int row = warp_row0 + lane / 4 + h * 8;
+    if (row >= seq_q) continue;
+    __nv_bfloat16* out = dQ + (q_base + row) * D + (lane % 4) * 2;
+#pragma unroll
+    for (int t = 0; t < D / 8; ++t)
+      *reinterpret_cast<__nv_bfloat162*>(out + t * 8) =
+          __floats2bfloat162_rn(dq[t][2 * h] * scale, dq[t][2 * h + 1] * scale);
+  }
+}
+
+template <int D, int WARPS, int BR, bool CAUSAL, bool ATOMIC_DQ>
+void launch_key_blocks(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
+                       const float* L, const float* Dsum, float* dq_acc, __nv_bfloat16* dK, __nv_bfloat16* dV,
+                       const AttentionShape& shape, cudaStream_t stream) {
   constexpr int BC = WARPS * 16;
   constexpr int kSmemBytes =
       (2 * BC * D + 4 * BR * D + BC * 64) * int(sizeof(__nv_bfloat16)) + 2 * BR * int(sizeof(float));
-  const auto kernel = flash_backward_kernel<D, WARPS, BR, CAUSAL>;
+  const auto kernel = flash_backward_kernel<D, WARPS, BR, CAUSAL, ATOMIC_DQ>;
   if constexpr (kSmemBytes > 48 * 1024)
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const dim3 grid(static_cast<unsigned>(wb::ceil_div(shape.seq_k, BC)), static_cast<unsigned>(shape.heads));
@@ -298,14 +383,57 @@ void launch_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_
   CUDA_CHECK_KERNEL();
 }
 
-template <int D, int WARPS, int BR>
-void launch_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
-                     const float* L, const float* Dsum, float* dq_acc, __nv_bfloat16* dK, __nv_bfloat16* dV,
-                     const AttentionShape& shape, cudaStream_t stream) {
+template <int D, int WARPS, int BC, bool CAUSAL>
+void launch_dq_pass(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* dO,
+                    const float* L, const float* Dsum, __nv_bfloat16* dQ, const AttentionShape& shape,
+                    cudaStream_t stream) {
+  constexpr int BQ = WARPS * 16;
+  constexpr int kSmemBytes = (2 * BQ + 4 * BC) * D * int(sizeof(__nv_bfloat16));
+  const auto kernel = flash_backward_dq_kernel<D, WARPS, BC, CAUSAL>;
+  if constexpr (kSmemBytes > 48 * 1024)
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const dim3 grid(static_cast<unsigned>(wb::ceil_div(shape.seq_q, BQ)), static_cast<unsigned>(shape.heads));
+  const float scale = attention_scale(shape.d);
+  kernel<<<grid, WARPS * 32, kSmemBytes, stream>>>(Q, K, V, dO, L, Dsum, dQ, shape.seq_q, shape.seq_k, scale,
+                                                   scale * kLog2e);
+  CUDA_CHECK_KERNEL();
+}
+
+// dQ by atomics (kDqByAtomics) or by the second pass. Measured on an H100 (the lesson, one run each):
+// see the comment of attention_flash_backward.
+constexpr bool kDqByAtomics = true;
+
+template <int D, int WARPS, int BR, int DQ_WARPS, bool CAUSAL>
+void launch_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* O,
+                     const __nv_bfloat16* dO, const float* L, __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV,
+                     const AttentionShape& shape, float* workspace, cudaStream_t stream) {
+  const std::size_t rows = shape.l_elements();
+  float* dq_acc = workspace;
+  float* Dsum = workspace + shape.q_elements();
+  constexpr int kPrologueThreads = 256;
+  const unsigned prologue_blocks = static_cast<unsigned>(wb::ceil_div(rows, std::size_t(kPrologueThreads / 32)));
+  backward_prologue_kernel<D>
+      <<<prologue_blocks, kPrologueThreads, 0, stream>>>(O, dO, kDqByAtomics ? dq_acc : nullptr, Dsum, rows);
+  CUDA_CHECK_KERNEL();
+  launch_key_blocks<D, WARPS, BR, CAUSAL, kDqByAtomics>(Q, K, V, dO, L, Dsum, dq_acc, dK, dV, shape, stream);
+  if constexpr (kDqByAtomics) {
+    const std::size_t pairs = shape.q_elements() / 2;
+    backward_epilogue_kernel<<<static_cast<unsigned>(wb::ceil_div(pairs, std::size_t(256))), 256, 0, stream>>>(
+        dq_acc, dQ, pairs, attention_scale(shape.d));
+    CUDA_CHECK_KERNEL();
+  } else {
+    launch_dq_pass<D, DQ_WARPS, 64, CAUSAL>(Q, K, V, dO, L, Dsum, dQ, shape, stream);
+  }
+}
+
+template <int D, int WARPS, int BR, int DQ_WARPS>
+void launch_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, const __nv_bfloat16* O,
+                     const __nv_bfloat16* dO, const float* L, __nv_bfloat16* dQ, __nv_bfloat16* dK, __nv_bfloat16* dV,
+                     const AttentionShape& shape, float* workspace, cudaStream_t stream) {
   if (shape.causal)
-    launch_backward<D, WARPS, BR, true>(Q, K, V, dO, L, Dsum, dq_acc, dK, dV, shape, stream);
+    launch_backward<D, WARPS, BR, DQ_WARPS, true>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
   else
-    launch_backward<D, WARPS, BR, false>(Q, K, V, dO, L, Dsum, dq_acc, dK, dV, shape, stream);
+    launch_backward<D, WARPS, BR, DQ_WARPS, false>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
 }
 
 }  // namespace
@@ -324,24 +452,10 @@ void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, co
     CUDA_CHECK(cudaMemsetAsync(dV, 0, shape.k_elements() * sizeof(__nv_bfloat16), stream));
     return;
   }
-  const std::size_t rows = shape.l_elements();
-  float* dq_acc = workspace;
-  float* Dsum = workspace + shape.q_elements();
-  constexpr int kPrologueThreads = 256;
-  const unsigned prologue_blocks = static_cast<unsigned>(wb::ceil_div(rows, std::size_t(kPrologueThreads / 32)));
-  if (shape.d == 64) {
-    backward_prologue_kernel<64><<<prologue_blocks, kPrologueThreads, 0, stream>>>(O, dO, dq_acc, Dsum, rows);
-    CUDA_CHECK_KERNEL();
-    launch_backward<64, 8, 64>(Q, K, V, dO, L, Dsum, dq_acc, dK, dV, shape, stream);
-  } else {
-    backward_prologue_kernel<128><<<prologue_blocks, kPrologueThreads, 0, stream>>>(O, dO, dq_acc, Dsum, rows);
-    CUDA_CHECK_KERNEL();
-    launch_backward<128, 8, 32>(Q, K, V, dO, L, Dsum, dq_acc, dK, dV, shape, stream);
-  }
-  const std::size_t pairs = shape.q_elements() / 2;
-  backward_epilogue_kernel<<<static_cast<unsigned>(wb::ceil_div(pairs, std::size_t(256))), 256, 0, stream>>>(
-      dq_acc, dQ, pairs, attention_scale(shape.d));
-  CUDA_CHECK_KERNEL();
+  if (shape.d == 64)
+    launch_backward<64, 8, 64, 8>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
+  else
+    launch_backward<128, 8, 32, 4>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
 }
 
 // ---- lesson -----------------------------------------------------------------------------------------
