@@ -8,9 +8,8 @@
 // once; but dQ_i sums over every key block, which lives in other blocks.
 // Task: attention_flash_backward (attention.cuh): dQ, dK, dV in BF16 from BF16 Q, K, V, O, dO and FP32
 // L, for causal (seq_q == seq_k) and non-causal shapes (any seq_q, seq_k), d 64 or 128, any length.
-// The formulas are the paper's (README, 5.07): D = rowsum(dO o O), dV = P^T dO, dP = dO V^T,
-// dS = P o (dP - D), dQ = scale dS K, dK = scale dS^T Q. The workspace (FP32, its size fixed by
-// attention_backward_workspace_elements) is yours: dQ's accumulator and D fit in it.
+// The formulas are the paper's, in the README's 5.07 section. The workspace (FP32, its size fixed by
+// attention_backward_workspace_elements) is yours: an FP32 dQ and D fit in it.
 // You decide: how dQ's sum over key blocks is made (FP32 atomics into the workspace, then a conversion;
 //             or a second pass over query blocks that recomputes S and dP); which warp owns which keys
 //             (and so which rows of dK and dV) and which part of the dQ tile; what stays in registers
@@ -54,10 +53,8 @@ __device__ inline void load_rows(__nv_bfloat16* tile, const __nv_bfloat16* src, 
     load_tile_swizzled<ROWS, 64, THREADS>(tile + block * ROWS * 64, src, rows, D, row0, block * 64);
 }
 
-// ---- your kernels ---------------------------------------------------------------------------------
-
-// TODO(5.07): write the kernels attention_flash_backward launches, and their helpers. D = rowsum(dO o O)
-//             once per query row (a small kernel before the main one). The main kernel: one block per
+// TODO(5.07): write the kernels attention_flash_backward launches, and their helpers. D once per query
+//             row (a small kernel before the main one). The main kernel: one block per
 //             (block of keys, head) that walks the head's query tiles (causal: only those that see its
 //             keys), recomputes P from S and L, and keeps its keys' dK and dV in FP32 registers until
 //             it writes them once, in BF16. All five products on mma.sync m16n8k16 (5.05's toolkit:
