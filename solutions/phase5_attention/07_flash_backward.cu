@@ -398,10 +398,10 @@ void launch_dq_pass(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_b
   CUDA_CHECK_KERNEL();
 }
 
-// dQ by atomics (kDqByAtomics) or by the second pass. Measured on an H100 (the lesson, one run): 205
-// against 181 TFLOP/s at 16x4096x128, 197 against 151 at 16x4096x64. The second pass recomputes S and
-// dP (7 products instead of 5); the atomics, seq_k / 128 float2 adds per element of dQ resolved in L2,
-// cost less than that.
+// dQ by atomics (kDqByAtomics) or by the second pass. Measured on an H100 (the lesson, one run, with
+// 128-key blocks): 205 against 181 TFLOP/s at 16x4096x128, 197 against 151 at 16x4096x64. The second
+// pass recomputes S and dP (7 products instead of 5); the atomics, seq_k / 64 float2 adds per element
+// of dQ resolved in L2, cost less than that.
 constexpr bool kDqByAtomics = true;
 
 template <int D, int WARPS, int BR, int DQ_WARPS, bool CAUSAL>
@@ -440,11 +440,12 @@ void launch_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_
 }  // namespace
 
 // Three launches: the prologue (D, and dQ's accumulator zeroed), the key blocks (dK, dV; dQ added with
-// FP32 atomics), the epilogue (dQ scaled and rounded to BF16). Both d use 128-key blocks (8 warps of
-// 16 keys, FlashAttention-2's for its sm80 backward) against query tiles of 64 rows at d = 64 and of
-// 32 at d = 128, where 64 would need more than 255 registers (dK and dV alone hold 128 per thread).
-// Measured on an H100: 205 TFLOP/s at 16x4096x128, 197 at 16x4096x64 (PyTorch's FlashAttention-2
-// backward in the same call: 248 and 226).
+// FP32 atomics), the epilogue (dQ scaled and rounded to BF16). Key blocks of 64 keys (4 warps of 16
+// keys: about 230 registers a thread, 2 blocks per SM) against query tiles of 64 rows at d = 64 and
+// of 32 at d = 128, where 64 would need more than 255 registers (dK and dV alone hold 128 per thread).
+// Measured on an H100 (the lesson, one run): 208 TFLOP/s at 16x4096x128 and 205 at 16x4096x64,
+// against 205 and 197 with FlashAttention-2's 128-key blocks (8 warps, 1 block per SM) and PyTorch's
+// FlashAttention-2 backward's 248 and 226 in the same call.
 void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                               const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* L, __nv_bfloat16* dQ,
                               __nv_bfloat16* dK, __nv_bfloat16* dV, const AttentionShape& shape, float* workspace,
@@ -457,9 +458,9 @@ void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, co
     return;
   }
   if (shape.d == 64)
-    launch_backward<64, 8, 64, 8>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
+    launch_backward<64, 4, 64, 8>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
   else
-    launch_backward<128, 8, 32, 4>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
+    launch_backward<128, 4, 32, 4>(Q, K, V, O, dO, L, dQ, dK, dV, shape, workspace, stream);
 }
 
 // ---- lesson -----------------------------------------------------------------------------------------
@@ -469,7 +470,7 @@ namespace {
 // Napkin math: the five products are 2.5 times the forward's 4 seq^2 d FLOP per head: 344 GFLOP at
 // 16x4096x128, 0.35 ms at the H100's 989 TFLOP/s BF16 peak; mma.sync reaches a little over half of
 // it (1.10). The cuBLAS backward (FP32) writes and reads P and dS, 1 GiB each per 16 heads at seq 4096.
-// dQ's atomics: seq_k / 128 adds per element of dQ, 67M float2 adds at 16x4096x128.
+// dQ's atomics: seq_k / 64 float2 adds per pair of dQ elements, 268M at 16x4096x128.
 int flash_backward_lesson(wb::Lesson& lesson) {
   return p5::run_backward_lesson(lesson, "attention_flash_backward", attention_flash_backward);
 }
