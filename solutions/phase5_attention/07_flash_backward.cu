@@ -398,10 +398,10 @@ void launch_dq_pass(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_b
   CUDA_CHECK_KERNEL();
 }
 
-// dQ by atomics (kDqByAtomics) or by the second pass. Measured on an H100 (the lesson, one run, with
-// 128-key blocks): 205 against 181 TFLOP/s at 16x4096x128, 197 against 151 at 16x4096x64. The second
-// pass recomputes S and dP (7 products instead of 5); the atomics, seq_k / 64 float2 adds per element
-// of dQ resolved in L2, cost less than that.
+// dQ by atomics (kDqByAtomics) or by the second pass. Measured on an H100 (the lesson, one run): 205
+// against 193 TFLOP/s at 16x4096x128, 203 against 164 at 16x4096x64. The second pass recomputes S and
+// dP (7 products instead of 5); the atomics, seq_k / 64 float2 adds per pair of dQ elements resolved
+// in L2, cost less than that.
 constexpr bool kDqByAtomics = true;
 
 template <int D, int WARPS, int BR, int DQ_WARPS, bool CAUSAL>
@@ -443,9 +443,9 @@ void launch_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_
 // FP32 atomics), the epilogue (dQ scaled and rounded to BF16). Key blocks of 64 keys (4 warps of 16
 // keys: about 230 registers a thread, 2 blocks per SM) against query tiles of 64 rows at d = 64 and
 // of 32 at d = 128, where 64 would need more than 255 registers (dK and dV alone hold 128 per thread).
-// Measured on an H100 (the lesson, one run): 208 TFLOP/s at 16x4096x128 and 205 at 16x4096x64,
-// against 205 and 197 with FlashAttention-2's 128-key blocks (8 warps, 1 block per SM) and PyTorch's
-// FlashAttention-2 backward's 248 and 226 in the same call.
+// Measured on an H100 (the lesson): 208 TFLOP/s at 16x4096x128 and 205 at 16x4096x64, against 205 and
+// 197 with FlashAttention-2's 128-key blocks (8 warps, 1 block per SM) in the same run; another run
+// gave 205 and 203, with PyTorch's FlashAttention-2 backward at 244 and 189 in the same call.
 void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                               const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* L, __nv_bfloat16* dQ,
                               __nv_bfloat16* dK, __nv_bfloat16* dV, const AttentionShape& shape, float* workspace,
