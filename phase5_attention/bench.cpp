@@ -10,6 +10,9 @@
 // SKIP where the GPU is older than sm_80. Decoding (5.06): 32 heads, one
 // query, seq_k = each --cache, causal, L2 flushed between repeats; GB/s counted as K and V read once plus
 // Q, O and L, against a cudaMemcpy of the same bytes, and x of the cuBLAS path on the same shape.
+// Backward (5.07): the attention shapes, causal and not, BF16 (O and L from the forward), TFLOP/s counted
+// as 2.5x the forward's, against the unfused cuBLAS backward (FP32) timed beside it; sampled rows of
+// dQ, dK and dV checked against the CPU backward in double with the graded bound.
 // 5.01 and 5.02 need heads x SEQ^2 floats of scores: where that does not fit, their rows say SKIP with
 // the reason, and the other kernels' rows have no "x of 5.02". Each output is checked on sampled rows
 // (0, the last and two random ones, in the first and the last head) against the CPU reference in double
@@ -43,7 +46,8 @@ const wb::BenchToolSpec kTool = {
     "                [--out p5_bench.csv]\n"
     "Times every phase 5 reference kernel against the cuBLAS path (5.02) on the same data: attention at\n"
     "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s; 5.05 in BF16, sm_80 or newer),\n"
-    "decoding of one query against a KV cache of each --cache keys, 32 heads (GB/s against memcpy).\n"
+    "decoding of one query against a KV cache of each --cache keys, 32 heads (GB/s against memcpy),\n"
+    "the backward (5.07) at the attention shapes against the cuBLAS backward.\n"
     "Checks sampled rows, writes CSV.\n",
     {"--seqs", "--dims", "--rows", "--cache"},
     10,

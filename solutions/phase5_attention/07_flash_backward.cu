@@ -477,4 +477,5 @@ int flash_backward_lesson(wb::Lesson& lesson) {
 
 }  // namespace
 
-WB_LESSON(flash_backward_lesson, "FlashAttention-2's backward on BF16 tensor cores: recompute P, atomics for dQ");
+WB_LESSON(flash_backward_lesson,
+          "FlashAttention-2's backward on BF16 tensor cores: P recomputed, dQ across key blocks");
