@@ -11,6 +11,9 @@
 // SKIP where the GPU is older than sm_80. Decoding (5.06): 32 heads, one
 // query, seq_k = each --cache, causal, L2 flushed between repeats; GB/s counted as K and V read once plus
 // Q, O and L, against a cudaMemcpy of the same bytes, and x of the cuBLAS path on the same shape.
+// Backward (5.07): the attention shapes, causal and not, BF16 (O and L from the forward), TFLOP/s counted
+// as 2.5x the forward's, against the unfused cuBLAS backward (FP32) timed beside it; sampled rows of
+// dQ, dK and dV checked against the CPU backward in double with the graded bound.
 // 5.01 and 5.02 need heads x SEQ^2 floats of scores: where that does not fit, their rows say SKIP with
 // the reason, and the other kernels' rows have no "x of 5.02". Each output is checked on sampled rows
 // (0, the last and two random ones, in the first and the last head) against the CPU reference in double
@@ -33,6 +36,7 @@
 #include "common/timer.h"
 #include "common/verify.h"
 #include "phase5_attention/attention.cuh"
+#include "phase5_attention/backward_lesson.h"
 #include "phase5_attention/reference.h"
 #include "phase5_attention/reference_gpu.h"
 
@@ -45,7 +49,8 @@ const wb::BenchToolSpec kTool = {
     "Times every phase 5 reference kernel against the cuBLAS path (5.02) on the same data: attention at\n"
     "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s; 5.05 in BF16, sm_80 or newer),\n"
     "cross attention (not causal) at each --cross SEQQxSEQK pair (none: no such rows),\n"
-    "decoding of one query against a KV cache of each --cache keys, 32 heads (GB/s against memcpy).\n"
+    "decoding of one query against a KV cache of each --cache keys, 32 heads (GB/s against memcpy),\n"
+    "the backward (5.07) at the attention shapes against the cuBLAS backward.\n"
     "Checks sampled rows, writes CSV.\n",
     {"--seqs", "--dims", "--rows", "--cache", "--cross"},
     10,
@@ -57,9 +62,10 @@ struct Row {
   std::string status, note;  // PASS, FAIL or SKIP (note: why)
   wb::TimingStats time;
   double flop = 0, bytes = 0;
-  double cublas_ms = 0;   // the cuBLAS path on the same shape in this run (0: none)
-  double memcpy_gbs = 0;  // decoding: the copy of the same bytes (0: not a memory-bound row)
-  bool bf16 = false;      // 5.05: BF16 data, rated against the BF16 tensor peak
+  double cublas_ms = 0;            // the cuBLAS path on the same shape in this run (0: none)
+  double memcpy_gbs = 0;           // decoding: the copy of the same bytes (0: not a memory-bound row)
+  bool bf16 = false;               // 5.05: BF16 data, rated against the BF16 tensor peak
+  std::string yardstick = "5.02";  // what cublas_ms times: 5.02's path, or (5.07) the cuBLAS backward
 };
 
 std::string shape_text(const AttentionShape& s) {
@@ -236,7 +242,7 @@ int main(int argc, char** argv) {
           std::printf("%4.0f%% %s", 100.0 * gflops / peak, r.bf16 ? "BF16 peak" : "FP32 peak");
         else
           std::printf("%s unknown", r.bf16 ? "BF16 peak" : "FP32 peak");
-        if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
+        if (r.cublas_ms > 0) std::printf("  %5.2fx of %s", r.cublas_ms / r.time.median_ms, r.yardstick.c_str());
         std::printf("  %s\n", r.status.c_str());
       }
       std::fflush(stdout);
@@ -388,6 +394,57 @@ int main(int argc, char** argv) {
           results[i].memcpy_gbs =
               wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(results[i].bytes / 2), args.repeat);
           print(results[i]);
+        }
+      }
+    }
+
+    // The backward (5.07): BF16 inputs, O and L from the forward, against the unfused cuBLAS backward (FP32)
+    // on the same inputs; TFLOP/s counted as 2.5x the forward's FLOP (the five products).
+    for (std::size_t seq : seqs) {
+      for (std::size_t d : dims) {
+        for (bool causal : {false, true}) {
+          AttentionShape shape;
+          shape.seq_q = shape.seq_k = static_cast<int>(seq);
+          shape.d = static_cast<int>(d);
+          shape.causal = causal;
+          shape.heads = static_cast<int>(std::max<long long>(
+              {1, static_cast<long long>(total_rows / seq),
+               wb::ceil_div(2LL * device.sm_count, static_cast<long long>(wb::ceil_div(seq, std::size_t(64))))}));
+          if (!tensor_cores) {
+            skip(shape, "5.07", "attention_flash_backward",
+                 wb::arch_requirement_unmet("5.07", "flash_backward", "80", cc));
+            continue;
+          }
+          const bool cublas = fits(static_cast<std::size_t>(p5::BackwardProblem::device_bytes(shape, true) / 4));
+          p5::BackwardProblem p(shape, wb::kDefaultSeed + 2, cublas);
+          auto record = [&](const char* name, bool bf16, bool pass, const wb::TimingStats& time, double cublas_ms) {
+            Row r;
+            r.id = "5.07";
+            r.kernel = name;
+            r.shape = shape;
+            r.flop = attention_backward_flop(shape);
+            r.bf16 = bf16;
+            r.time = time;
+            r.status = pass ? "PASS" : "FAIL";
+            r.cublas_ms = cublas_ms;
+            r.yardstick = "cuBLAS bwd";
+            r.note = bf16 ? "backward; BF16; against the cuBLAS backward" : "the unfused cuBLAS backward (FP32)";
+            results.push_back(r);
+            print(r);
+          };
+          double cublas_ms = 0;
+          if (cublas) {
+            const bool pass = p.verify_cublas("attention_backward_cublas");
+            const wb::TimingStats time = p.time_cublas(compute);
+            cublas_ms = time.median_ms;
+            record("attention_backward_cublas", false, pass, time, 0);
+          } else {
+            skip(shape, "5.07", "attention_backward_cublas", "P and dS do not fit in the GPU's free memory");
+          }
+          bool pass = p.verify("attention_flash_backward", attention_flash_backward);
+          const wb::TimingStats time = p.time(attention_flash_backward, compute);
+          pass = p.verify("attention_flash_backward (after timing)", attention_flash_backward) && pass;
+          record("attention_flash_backward", true, pass, time, cublas_ms);
         }
       }
     }

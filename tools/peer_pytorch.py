@@ -15,7 +15,9 @@ Rates are counted as the lessons count them: the minimum bytes read + written ov
 time. Matmuls and attention time warm, like p1_ladder and p5_bench (compute-bound: no L2 flush).
 Attention (phase 5) is F.scaled_dot_product_attention on BF16 [1, heads, seq, d] tensors, pinned to one
 backend at a time with torch.nn.attention.sdpa_kernel (the flash backend, and cuDNN's where this torch
-has it; a backend this torch lacks is skipped with a line, not failed), on p5_bench's 5.05 shapes.
+has it; a backend this torch lacks is skipped with a line, not failed), on p5_bench's 5.05 shapes; its
+backward (beside 5.07) is torch.autograd.grad of the same call with a given dO, the forward run once
+outside the timing, counted as 2.5x the forward's flop (the five products of FlashAttention-2's backward).
 
 The CSV has one row per op and shape: device, date, peer ("pytorch <version>"), phase, the lesson ids
 and launchers the row stands beside, the shape as the lessons write their problem ("n=64M",
@@ -287,6 +289,15 @@ def phase5_cases(sm_count=0):
                         launchers=("attention_flash_tensor_cores",), dtype="bf16", cold=False,
                         note="F.scaled_dot_product_attention(q, k, v, is_causal=%s) on BF16 [1, %d, %d, %d] "
                              "under sdpa_kernel(SDPBackend.%s)" % (causal, heads, seq, d, backend)))
+                    # The backward (5.07): dQ, dK, dV of the same call, counted as 2.5x the forward's FLOP.
+                    cases.append(Case(
+                        5, "sdpa_bwd_" + name, attention_shape(heads, seq, d, causal), "sdpa_bwd",
+                        {"heads": heads, "seq": seq, "d": d, "causal": causal, "backend": backend},
+                        flop=2.5 * attention_flop(heads, seq, seq, d, causal), ids=("5.07",),
+                        launchers=("attention_flash_backward",), dtype="bf16", cold=False,
+                        note="torch.autograd.grad of F.scaled_dot_product_attention(q, k, v, is_causal=%s) "
+                             "on BF16 [1, %d, %d, %d] with a given dO (the forward outside the timing) under "
+                             "sdpa_kernel(SDPBackend.%s)" % (causal, heads, seq, d, backend)))
     return cases
 
 
@@ -434,6 +445,14 @@ def build(torch, case):
         q, k, v = (torch.rand(1, p["heads"], p["seq"], p["d"], device=dev).mul_(2).sub_(1).to(torch.bfloat16)
                    for _ in range(3))
         return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
+    if case.kind == "sdpa_bwd":
+        # The forward once, outside the timed calls, under the same backend (autograd keeps its backward);
+        # each call is the backward alone: dQ, dK, dV for a dO uniform in [-1, 1).
+        q, k, v = (torch.rand(1, p["heads"], p["seq"], p["d"], device=dev).mul_(2).sub_(1).to(torch.bfloat16)
+                   .requires_grad_() for _ in range(3))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=p["causal"])
+        grad = torch.rand_like(out).mul_(2).sub_(1)
+        return lambda: torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
     raise ValueError("unknown case kind " + case.kind)
 
 

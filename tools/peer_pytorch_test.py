@@ -145,8 +145,12 @@ class Cases(unittest.TestCase):
             self.assertFalse(case.cold, case)  # compute-bound, as the matmuls
             self.assertEqual(case.dtype, "bf16")
             self.assertEqual(case.bytes, 0.0)
-            self.assertEqual(case.ids, ("5.05",))
-            self.assertEqual(case.launchers, ("attention_flash_tensor_cores",))
+            backward = case.op.startswith("sdpa_bwd_")
+            self.assertEqual(case.ids, ("5.07",) if backward else ("5.05",))
+            self.assertEqual(case.launchers,
+                             ("attention_flash_backward",) if backward else ("attention_flash_tensor_cores",))
+        (bwd,) = [c for c in cases if c.op == "sdpa_bwd_flash" and c.shape == "16x4096x128"]
+        self.assertEqual(bwd.flop, 2.5 * full.flop)  # attention_backward_flop: the five products
         row = peer.result_row(full, "NVIDIA H100 80GB HBM3", "2025-01-02", "pytorch 2.5.1", [0.25, 0.24, 0.26])
         self.assertEqual(row["gflops"], "%.1f" % (full.flop / 0.25e6))
         self.assertEqual(row["gbps"], "")
@@ -236,7 +240,8 @@ class Script(unittest.TestCase):
         self.assertEqual(done.returncode, 0)
         self.assertIn("sdpa_flash 16x4096x128 ", done.stdout)
         self.assertIn("sdpa_cudnn 4x16384x128 causal", done.stdout)
-        self.assertEqual(len(done.stdout.strip().splitlines()), 24)
+        self.assertIn("sdpa_bwd_flash 16x4096x128 ", done.stdout)
+        self.assertEqual(len(done.stdout.strip().splitlines()), 48)
 
 
 if __name__ == "__main__":
