@@ -370,7 +370,7 @@ class Unavailable(Exception):
 def context_for(torch, case):
     """What the case's calls run inside, entered once around its warm-up and timed repeats (outside the
     events): SDPA pinned to one backend; nothing for the other ops."""
-    if case.kind != "sdpa":
+    if case.kind not in ("sdpa", "sdpa_bwd"):  # the backward's forward (in build) picks its backend too
         return contextlib.nullcontext()
     try:
         from torch.nn.attention import SDPBackend, sdpa_kernel

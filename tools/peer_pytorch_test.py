@@ -168,6 +168,10 @@ class Cases(unittest.TestCase):
         (case,) = [c for c in peer.cases_for([5]) if c.op == "sdpa_cudnn" and c.shape == "64x1024x64"]
         with self.assertRaises(peer.Unavailable):
             peer.context_for(None, case)
+        # The backward's forward runs under the pinned backend too, or both rows time the default one.
+        (bwd,) = [c for c in peer.cases_for([5]) if c.op == "sdpa_bwd_flash" and c.shape == "64x1024x64"]
+        with self.assertRaises(peer.Unavailable):
+            peer.context_for(None, bwd)
         (add,) = peer.cases_for([0])[1:2]
         with peer.context_for(None, add):  # other ops run in no context at all
             pass
