@@ -13,7 +13,7 @@
 // Run:   ./workbook run 5.06 [-- --size 32x1x32768x128]
 // Check: ./workbook check 5.06
 // Aim:   >= 70% of memcpy at 32x1x32768x128 (bytes: K and V read once), several x the one-split kernel.
-// Previous: 5.05 flash_tensor_cores (this kernel is FP32, like 5.04 flash_causal). Next: phase 5's benchmark, p5_bench.
+// Previous: 5.05 flash_tensor_cores (this one is FP32, like 5.04). Next: p5_bench, then 6.01 peer_access.
 
 #include <algorithm>
 #include <cmath>
