@@ -13,6 +13,8 @@
 #   bench3    the phase 3 reduction ladder on 1 GiB and 64 MiB against CUB (CSV to $OUT/p3_bench.csv)
 # Logs go to $OUT when it is set, else to build/gpu/logs.
 set -uo pipefail
+# NVLink multicast stays off for everything this starts (phase 6, NCCL: phase6_multi_gpu/README.md says why).
+export NCCL_NVLS_ENABLE=0
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT:-build/gpu/logs}
 mkdir -p "$out"

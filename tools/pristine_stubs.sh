@@ -8,10 +8,13 @@
 # must fail the same way: by the graded test's teaching message, or by a finding of the tool itself
 # (exit 99, which `workbook check` explains in a sentence); never by passing, crashing, hanging or
 # skipping.
-# An exercise whose registry row requires a newer GPU than this one (1.10-1.13) is listed as skipped.
+# An exercise whose registry row requires a newer GPU than this one (1.10-1.13), or that needs more GPUs
+# than are visible (6.01), is listed as skipped.
 # WB_PRISTINE_ONLY=<regex> limits the check to the exercise ids it matches (one phase: '^5\.').
 # Exit: 0 all stubs fail properly, 1 a defect, 77 no GPU (or the stubs are edited: nothing to prove).
 set -u
+# NVLink multicast stays off for everything this starts (phase 6, NCCL: phase6_multi_gpu/README.md says why).
+export NCCL_NVLS_ENABLE=0
 src=$1
 build=$2
 sanitizer=${3:-}
@@ -64,16 +67,17 @@ verdict() {
 
 # WB_PRISTINE_ONLY=<regex> checks only the exercises whose id matches (e.g. '^5\.' for one phase).
 only=${WB_PRISTINE_ONLY:-}
-while IFS=$'\037' read -r id name _stub test_bin lesson_bin fails_with smoke requires grade_sanitizers; do
+while IFS=$'\037' read -r id name _stub test_bin lesson_bin fails_with smoke _requires grade_sanitizers; do
   [ -n "$id" ] || continue
   if [ -n "$only" ] && ! [[ $id =~ $only ]]; then continue; fi
   log=$log_dir/$id.test.log
   timeout "$timeout_s" "$test_bin" >"$log" 2>&1
   rc=$?
   if [ $rc -eq 77 ]; then
-    # An exercise this GPU cannot run (the registry's requires column) skips with its own line:
-    # nothing to prove here, but the other exercises still count.
-    if [ -n "$requires" ] && grep -q "^SKIPPED: $id $name needs" "$log"; then
+    # An exercise this GPU cannot run (the registry's requires column), or one that needs more GPUs
+    # than this machine has (phase 6), skips with its own line: nothing to prove here, but the other
+    # exercises still count.
+    if grep -q "^SKIPPED: $id $name needs" "$log"; then
       printf '%-6s %-22s %s\n' "$id" "$name" "skipped: $(head -n 1 "$log" | sed 's/^SKIPPED: //')"
       continue
     fi

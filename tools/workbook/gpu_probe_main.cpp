@@ -6,8 +6,12 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/gpu.h"
+#if defined(WB_HAVE_NCCL)
+#include <nccl.h>
+#endif
 
 int main() {
   int driver = 0, runtime = 0, count = 0;
@@ -22,6 +26,25 @@ int main() {
     if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
       std::printf("device_name=%s\ncompute_capability=%d%d\n", prop.name, prop.major, prop.minor);
   }
+  // Phase 6: each ordered pair of GPUs (up to 8) as access,performance rank,native atomics
+  // (cudaDeviceGetP2PAttribute), and the NCCL this build links (ncclGetVersion; no communicator is made).
+  for (int a = 0; counted == cudaSuccess && a < count && a < 8; ++a) {
+    for (int b = 0; b < count && b < 8; ++b) {
+      if (a == b) continue;
+      int access = 0, rank = 0, atomics = 0;
+      cudaDeviceGetP2PAttribute(&access, cudaDevP2PAttrAccessSupported, a, b);
+      cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, a, b);
+      cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, a, b);
+      std::printf("peer_%d_%d=%d,%d,%d\n", a, b, access, rank, atomics);
+    }
+  }
+#if defined(WB_HAVE_NCCL)
+  ::setenv("NCCL_NVLS_ENABLE", "0", 1);
+  int nccl = 0;
+  if (ncclGetVersion(&nccl) == ncclSuccess)
+    std::printf("nccl_version=%d.%d.%d\n", nccl >= 10000 ? nccl / 10000 : nccl / 1000,
+                nccl >= 10000 ? nccl / 100 % 100 : nccl / 100 % 10, nccl % 100);
+#endif
   cudaGetLastError();
   const wb::GpuStatus status = wb::probe_gpu(0);
   std::printf("probe=%s\n", status.message.empty() ? "OK: a test kernel ran on the GPU" : status.message.c_str());

@@ -25,11 +25,14 @@ std::vector<char*> c_arguments(const std::vector<std::string>& argv) {
   return pointers;
 }
 
+// In the child before exec: the extra entries, then NCCL_NVLS_ENABLE=0 whatever they say (phase 6:
+// NVLink multicast stays off in every process the tool starts; phase6_multi_gpu/README.md says why).
 void set_environment(const std::vector<std::string>& environment) {
   for (const std::string& entry : environment) {
     const std::string::size_type equals = entry.find('=');
     if (equals != std::string::npos) ::setenv(entry.substr(0, equals).c_str(), entry.substr(equals + 1).c_str(), 1);
   }
+  ::setenv("NCCL_NVLS_ENABLE", "0", 1);
 }
 
 int decode_status(int status) {

@@ -16,6 +16,13 @@ TEST_CASE("run_process captures stdout and stderr and the exit status", "[host][
   CHECK(wbcli::run_process({"sh", "-c", "echo $WB_TEST_VALUE"}, env).output == "42\n");
 }
 
+TEST_CASE("every process the tool starts runs with NVLink multicast off", "[host][workbook]") {
+  CHECK(wbcli::run_process({"sh", "-c", "echo $NCCL_NVLS_ENABLE"}, {}).output == "0\n");
+  wbcli::RunOptions asks_for_it;
+  asks_for_it.environment = {"NCCL_NVLS_ENABLE=1"};
+  CHECK(wbcli::run_process({"sh", "-c", "echo $NCCL_NVLS_ENABLE"}, asks_for_it).output == "0\n");
+}
+
 TEST_CASE("run_process reports programs that cannot start, crashes and timeouts", "[host][workbook]") {
   const wbcli::ProcessResult missing = wbcli::run_process({"/nonexistent/program"}, {});
   CHECK_FALSE(missing.started);

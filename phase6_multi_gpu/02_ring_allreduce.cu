@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+// 6.02 ring_allreduce: your own all-reduce, around a ring of ranks, against NCCL in the same run.
+//
+// You learn: the ring all-reduce that data-parallel training runs after every backward pass: a
+// reduce-scatter (n - 1 steps, after which each rank holds one chunk summed over all ranks) and an
+// all-gather (n - 1 more, passing the finished chunks on), each step moving one chunk per rank to its
+// neighbour, so every link carries 2 (n - 1) / n of the buffer whatever n is; how kernels read a
+// neighbour's memory over peer access (6.01); and how events order steps that run on different GPUs.
+// Task: the two kernels of a step and the launcher that chains 2 (n - 1) steps over the ranks.
+// Source: Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of workstations"
+// (JPDC 2009); Baidu Research's "Bringing HPC techniques to deep learning" (2017); NCCL's ring algorithm.
+// You decide: how the buffer is cut into chunks (tails, 16-byte vectors); which chunk rank q works on at
+//             each step and where it reads it; which events each step records and waits for, and what
+//             must hold before the first step and after the last.
+// Run:   ./workbook run 6.02 [-- --size 64M]
+// Check: ./workbook check 6.02
+// Aim:   >= 80% of NCCL's bus bandwidth on the same GPUs at 256 MiB (64M floats).
+// Previous: 6.01 peer_access (peer loads, link bound). Next: phase 6's benchmark, p6_bench.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/workbook.h"
+#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/multi_gpu.cuh"
+#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/topology.h"
+
+namespace {
+
+constexpr int kThreads = 512;
+constexpr int kVectorsPerThread = 4;  // 16-byte loads of the peer in flight per thread per iteration
+constexpr int kBlocksPerSm = 4;
+
+// ---- kernels ----------------------------------------------------------------------------------------
+
+// One step of the ring on one rank, over one chunk of `count` floats: the reduce-scatter's
+// dst = mine + theirs (kAdd), or the all-gather's dst = theirs. `theirs` lives on the upstream
+// neighbour (a peer GPU, or the same GPU for virtual ranks): every load of it crosses the link, so keep
+// many in flight. dst, mine and theirs may be the same chunk of different buffers, never overlapping
+// ones.
+template <bool kAdd>
+__global__ void ring_step_kernel(float* dst, const float* mine, const float* theirs, std::size_t count) {
+  // TODO(6.02): dst = mine + theirs (kAdd) or dst = theirs over count floats: 16-byte vectors where the
+  //             addresses allow, several loads of `theirs` in flight per thread, any count with any grid,
+  //             the floats past the last whole vector too (about 30 lines).
+  (void)dst, (void)mine, (void)theirs, (void)count;  // TODO(6.02): delete: it only silences unused-parameter warnings
+}
+
+// ---- launcher ---------------------------------------------------------------------------------------
+
+// (maybe_unused: the stub calls neither helper until its ring is written.)
+[[maybe_unused]] int blocks_for(std::size_t count, int device) {
+  int sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::size_t per_block = static_cast<std::size_t>(kThreads) * kVectorsPerThread * 4;
+  const std::size_t wanted = std::max<std::size_t>(1, wb::ceil_div(count, per_block));
+  return static_cast<int>(std::min<std::size_t>(wanted, static_cast<std::size_t>(sms) * kBlocksPerSm));
+}
+
+// Chunk c of n: [begin, end) of the buffer.
+struct ChunkRange {
+  std::size_t begin, end;
+};
+
+[[maybe_unused]] ChunkRange chunk_range(int c, int n, std::size_t count) {
+  // TODO(6.02): cut [0, count) into n consecutive chunks that cover it exactly, each starting on a
+  //             16-byte boundary of the buffer; trailing chunks may be short or empty (about 4 lines).
+  (void)c, (void)n;   // TODO(6.02): delete: it only silences unused-parameter warnings
+  return {0, count};  // TODO(6.02): replace: one chunk holds everything so far
+}
+
+}  // namespace
+
+void ring_allreduce(const float* const* send, float* const* recv, std::size_t count, p6::RankGroup& group) {
+  const int n = group.size();
+  if (count == 0) return;
+  if (n == 1) {
+    p6::DeviceScope scope(group.device(0));
+    if (send[0] != recv[0])
+      CUDA_CHECK(cudaMemcpyAsync(recv[0], send[0], count * sizeof(float), cudaMemcpyDeviceToDevice, group.stream(0)));
+    return;
+  }
+  // TODO(6.02): the ring: a reduce-scatter of n - 1 steps, then an all-gather of n - 1, each step one
+  //             ring_step_kernel per rank over one chunk, reading it from the upstream neighbour
+  //             ((q + n - 1) % n) with blocks_for(len, device) blocks on that rank's stream. Order the steps
+  //             with the group's events; nothing may read a rank's buffers before that rank's earlier
+  //             work is done, and nobody may read them after your last step (about 30 lines).
+  (void)send, (void)recv;  // TODO(6.02): delete: it only silences unused-parameter warnings
+}
+
+// ---- lesson -----------------------------------------------------------------------------------------
+
+namespace {
+
+int ring_allreduce_lesson(wb::Lesson& lesson) {
+  // Napkin math: a ring all-reduce moves 2 (n - 1) / n of the buffer over every link, each direction;
+  // 256 MiB on two GPUs is 256 MiB each way, 0.7 ms at NV18's ~370 GB/s per direction.
+  const std::size_t count = lesson.size_or(std::size_t(64) << 20);
+  const int gpus = p6::visible_gpu_count();
+  const bool real = gpus >= 2;
+  const int n = real ? std::min(gpus, 8) : 4;
+  lesson.require_memory(3.0 * 4.0 * static_cast<double>(count) * (real ? 1 : n), 3.0 * 4.0 * count * n);
+  p6::RankGroup group = real ? p6::RankGroup::real(n) : p6::RankGroup::virtual_ranks(n, 0);
+  std::printf("ranks: %s\n", group.describe().c_str());
+  std::vector<float> expected(count, 0.0f);
+  p6::RankBuffers<float> send(group, count), recv(group, count);
+  for (int r = 0; r < n; ++r) {
+    // Small integers in float: every sum over up to 8 ranks is exact, so each element is checked exactly.
+    const std::vector<int> ints = wb::random_ints(count, lesson.seed() + static_cast<std::uint64_t>(r), -8, 8);
+    const std::vector<float> input(ints.begin(), ints.end());
+    for (std::size_t i = 0; i < count; ++i) expected[i] += input[i];
+    send.upload(r, input);
+  }
+  auto verify = [&](const std::string& what) {
+    bool ok = true;
+    for (int r = 0; r < n && ok; ++r) {
+      const std::vector<float> got = recv.download(r);
+      std::size_t bad = 0, first = count;
+      for (std::size_t i = 0; i < count; ++i)
+        if (got[i] != expected[i]) {
+          if (bad++ == 0) first = i;
+        }
+      const std::string guards = recv.check_guards(r, what);
+      if (bad > 0) {
+        std::fprintf(stderr, "%s: rank %d: %zu of %zu elements wrong, the first at [%zu]: expected %g, got %g\n",
+                     what.c_str(), r, bad, count, first, expected[first], got[first]);
+        wb::note_check_failure(what, got[first] == wb::poison_value<float>() ? "output untouched" : "wrong sums");
+        ok = false;
+      }
+      if (!guards.empty()) {
+        std::fprintf(stderr, "%s", guards.c_str());
+        wb::note_check_failure(what, "wrote outside its buffer");
+        ok = false;
+      }
+    }
+    return ok;
+  };
+  recv.fill(wb::poison_value<float>());
+  ring_allreduce(send.const_pointers(), recv.pointers(), count, group);
+  group.synchronize();
+  bool pass = verify("ring_allreduce");
+  if (!real) {
+    std::printf("ring_allreduce on %d virtual ranks: %s\n", n, pass ? "PASS" : "FAIL");
+    if (!pass) return wb::kExitFail;
+    return p6::skip_unless_gpus(lesson.id(), lesson.name(), 2, "the comparison with NCCL runs on real GPUs");
+  }
+  const double bytes = 4.0 * static_cast<double>(count);
+  const wb::BenchOptions options = lesson.bench_options(false);
+  const wb::TimingStats ring_time =
+      p6::bench_group(group, options, [&] { ring_allreduce(send.const_pointers(), recv.pointers(), count, group); });
+  pass = verify("ring_allreduce (after timing)") && pass;
+
+  // NCCL on the same buffers, checked like yours (into the same outputs, poisoned first).
+  p6::NcclComms comms(group);
+  recv.fill(wb::poison_value<float>());
+  comms.allreduce_sum(send.const_pointers(), recv.pointers(), count);
+  group.synchronize();
+  const bool nccl_ok = verify("ncclAllReduce");
+  const wb::TimingStats nccl_time =
+      p6::bench_group(group, options, [&] { comms.allreduce_sum(send.const_pointers(), recv.pointers(), count); });
+  const double nccl_busbw = p6::allreduce_busbw_gbs(bytes, nccl_time.median_ms, n);
+  std::printf("NCCL %s ncclAllReduce  n=%s x%d  %.3f ms  algbw %.0f GB/s  busbw %.0f GB/s  %s\n",
+              p6::nccl_version().c_str(), wb::format_count(count).c_str(), n, nccl_time.median_ms,
+              p6::algbw_gbs(bytes, nccl_time.median_ms), nccl_busbw, nccl_ok ? "PASS" : "FAIL");
+
+  wb::ResultLine line;
+  line.id = lesson.id();
+  line.name = "ring_allreduce";
+  line.problem = "n=" + wb::format_count(count) + " x" + std::to_string(n) + " " + p6::link_label(0, 1);
+  line.time = ring_time;
+  line.rate = p6::allreduce_busbw_gbs(bytes, ring_time.median_ms, n);
+  line.unit = wb::RateUnit::GBps;
+  line.peak_label = p6::link_label(0, 1) + " bound";
+  wb::set_peak(line, p6::nvlink_bound_gbs(0, 1));
+  line.ref_value = nccl_busbw > 0 ? 100.0 * line.rate / nccl_busbw : 0.0;
+  line.ref_label = "NCCL busbw";
+  line.pass = pass;
+  lesson.report(line);
+  return pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+WB_LESSON(ring_allreduce_lesson, "ring all-reduce over peer access, against NCCL");

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+// p6_bench: phase 6's reference launchers on every visible GPU (two or more; with fewer it prints one
+// line and exits 77): 6.01's peer_copy_read between GPUs 0 and 1, one way and both ways, against
+// cudaMemcpyPeerAsync; 6.02's ring_allreduce on all GPUs against NCCL's ncclAllReduce, as nccl-tests'
+// bus bandwidth. Every output checked exactly (random floats copied; small integers summed). Writes a CSV.
+//   p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]
+// --sizes are float counts (64M floats: 256 MiB).
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/args.h"
+#include "common/bench_tool.h"
+#include "common/buffer.h"
+#include "common/check.h"
+#include "common/data.h"
+#include "common/gpu.h"
+#include "common/report.h"
+#include "common/timer.h"
+#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/multi_gpu.cuh"
+#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/topology.h"
+
+namespace {
+
+const wb::BenchToolSpec kTool = {
+    "p6_bench",
+    "usage: p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]\n"
+    "Times 6.01's peer_copy_read between GPUs 0 and 1 against cudaMemcpyPeerAsync, and 6.02's ring_allreduce\n"
+    "on every visible GPU against NCCL's ncclAllReduce (bus bandwidth as nccl-tests counts it), checks every\n"
+    "output, and writes the results as CSV. Needs two or more GPUs.\n",
+    {"--sizes"},
+    10,
+    "p6_bench.csv"};
+
+struct Row {
+  std::string id, kernel;
+  std::size_t count;
+  int gpus;
+  wb::TimingStats time;
+  double gbps, peak_pct, ref_pct;
+  std::string reference, status;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  p6::disable_nvls();
+  std::vector<std::size_t> sizes = {std::size_t(64) << 20, std::size_t(4) << 20};
+  auto take_sizes = [&sizes](const std::string&, const std::string& value) -> std::string {
+    return wb::parse_count_list(value, &sizes, false) ? "" : "--sizes needs float counts like 64M,4M";
+  };
+  return wb::run_bench_tool(kTool, argc, argv, take_sizes, [&sizes](const wb::BenchToolArgs& args) {
+    if (const int skip = p6::skip_unless_gpus("p6", "bench", 2, "phase 6 measures links between GPUs")) return skip;
+    const int n = std::min(p6::visible_gpu_count(), 8);
+    p6::RankGroup group = p6::RankGroup::real(n);
+    p6::NcclComms comms(group);
+    const wb::BenchOptions options{3, args.repeat, false};
+    const std::string link = p6::link_label(0, 1);
+    const double bound = p6::nvlink_bound_gbs(0, 1);
+    std::printf("%s; NCCL %s\n", group.describe().c_str(), p6::nccl_version().c_str());
+    std::vector<Row> rows;
+    bool all_pass = true;
+    auto add = [&](Row row) {
+      all_pass = all_pass && row.status != "FAIL";
+      std::printf("%-5s %-26s n=%-6s x%d %9.3f ms %7.0f GB/s %5.0f%% %s bound %6.1f%% of %s  %s\n", row.id.c_str(),
+                  row.kernel.c_str(), wb::format_count(row.count).c_str(), row.gpus, row.time.median_ms, row.gbps,
+                  row.peak_pct, link.c_str(), row.ref_pct, row.reference.c_str(), row.status.c_str());
+      std::fflush(stdout);
+      rows.push_back(row);
+    };
+    for (std::size_t count : sizes) {
+      const double bytes = 4.0 * static_cast<double>(count);
+      // 6.01: GPU 1 reads GPU 0, then both ways at once.
+      {
+        p6::RankBuffers<float> src(group, count), dst(group, count);
+        const std::vector<float> host = wb::random_floats(count, wb::kDefaultSeed);
+        for (int r = 0; r < 2; ++r) src.upload(r, host);
+        auto engine_one = [&] {
+          p6::DeviceScope scope(1);
+          CUDA_CHECK(cudaMemcpyPeerAsync(dst[1], 1, src[0], 0, count * sizeof(float), group.stream(1)));
+        };
+        auto engine_both = [&] {
+          engine_one();
+          p6::DeviceScope scope(0);
+          CUDA_CHECK(cudaMemcpyPeerAsync(dst[0], 0, src[1], 1, count * sizeof(float), group.stream(0)));
+        };
+        auto kernel_one = [&] { peer_copy_read(dst[1], src[0], count, group.stream(1)); };
+        auto kernel_both = [&] {
+          kernel_one();
+          peer_copy_read(dst[0], src[1], count, group.stream(0));
+        };
+        const wb::TimingStats e1 = p6::bench_group(group, options, engine_one);
+        const wb::TimingStats e2 = p6::bench_group(group, options, engine_both);
+        dst.fill(wb::poison_value<float>());
+        const wb::TimingStats k1 = p6::bench_group(group, options, kernel_one);
+        const wb::TimingStats k2 = p6::bench_group(group, options, kernel_both);
+        const bool ok = dst.download(0) == host && dst.download(1) == host;
+        const double e1_gbs = p6::algbw_gbs(bytes, e1.median_ms), e2_gbs = p6::algbw_gbs(2 * bytes, e2.median_ms);
+        const double k1_gbs = p6::algbw_gbs(bytes, k1.median_ms), k2_gbs = p6::algbw_gbs(2 * bytes, k2.median_ms);
+        const double pct1 = bound > 0 ? 100.0 * k1_gbs / bound : 0, pct2 = bound > 0 ? 50.0 * k2_gbs / bound : 0;
+        add(Row{"ref", "cudaMemcpyPeerAsync", count, 2, e1, e1_gbs, bound > 0 ? 100.0 * e1_gbs / bound : 0, 100.0,
+                "memcpyPeer", "REF"});
+        add(Row{"6.01", "peer_copy_read", count, 2, k1, k1_gbs, pct1, 100.0 * k1_gbs / e1_gbs, "memcpyPeer",
+                ok ? "PASS" : "FAIL"});
+        add(Row{"ref", "cudaMemcpyPeerAsync_both", count, 2, e2, e2_gbs, bound > 0 ? 50.0 * e2_gbs / bound : 0, 100.0,
+                "memcpyPeer", "REF"});
+        add(Row{"6.01", "peer_copy_read_both", count, 2, k2, k2_gbs, pct2, 100.0 * k2_gbs / e2_gbs, "memcpyPeer",
+                ok ? "PASS" : "FAIL"});
+      }
+      // 6.02: every GPU, against NCCL on the same buffers; small integers, so every sum is exact.
+      {
+        p6::RankBuffers<float> send(group, count), recv(group, count);
+        std::vector<float> expected(count, 0.0f);
+        for (int r = 0; r < n; ++r) {
+          const std::vector<int> ints = wb::random_ints(count, wb::kDefaultSeed + static_cast<std::uint64_t>(r), -8, 8);
+          const std::vector<float> input(ints.begin(), ints.end());
+          for (std::size_t i = 0; i < count; ++i) expected[i] += input[i];
+          send.upload(r, input);
+        }
+        auto all_right = [&] {
+          for (int r = 0; r < n; ++r)
+            if (recv.download(r) != expected) return false;
+          return true;
+        };
+        auto nccl = [&] { comms.allreduce_sum(send.const_pointers(), recv.pointers(), count); };
+        auto ring = [&] { ring_allreduce(send.const_pointers(), recv.pointers(), count, group); };
+        recv.fill(wb::poison_value<float>());
+        const wb::TimingStats tn = p6::bench_group(group, options, nccl);
+        const bool nccl_ok = all_right();
+        recv.fill(wb::poison_value<float>());
+        const wb::TimingStats tr = p6::bench_group(group, options, ring);
+        const bool ring_ok = all_right();
+        const double nb = p6::allreduce_busbw_gbs(bytes, tn.median_ms, n);
+        const double rb = p6::allreduce_busbw_gbs(bytes, tr.median_ms, n);
+        add(Row{"ref", "ncclAllReduce", count, n, tn, nb, bound > 0 ? 100.0 * nb / bound : 0, 100.0, "NCCL busbw",
+                nccl_ok ? "REF" : "FAIL"});
+        add(Row{"6.02", "ring_allreduce", count, n, tr, rb, bound > 0 ? 100.0 * rb / bound : 0, 100.0 * rb / nb,
+                "NCCL busbw", ring_ok ? "PASS" : "FAIL"});
+      }
+    }
+    std::FILE* csv = wb::open_bench_csv(args.out);
+    const wb::DeviceInfo device = wb::query_device(0);
+    const std::string date = wb::utc_date();
+    std::fprintf(csv,
+                 "device,date,id,kernel,size,gpus,link,median_ms,min_ms,spread_pct,gbps,pct_of_peak,pct_of_reference,"
+                 "reference,status\n");
+    for (const Row& r : rows)
+      std::fprintf(csv, "\"%s\",%s,%s,%s,%zu,%d,%s,%.5f,%.5f,%.2f,%.1f,%.1f,%.1f,%s,%s\n", device.name.c_str(),
+                   date.c_str(), r.id.c_str(), r.kernel.c_str(), r.count, r.gpus, link.c_str(), r.time.median_ms,
+                   r.time.min_ms, r.time.spread_pct, r.gbps, r.peak_pct, r.ref_pct, r.reference.c_str(),
+                   r.status.c_str());
+    std::fclose(csv);
+    std::printf("CSV written to %s\n", args.out.c_str());
+    return all_pass ? wb::kExitPass : wb::kExitFail;
+  });
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// A grader that passes a wrong kernel is the worst bug of a course: plant each bug the phase 6 grader
+// claims to diagnose and check that it fails with the sentence that names it, while a correct launcher
+// passes. The ring all-reduce plants run on virtual ranks (any GPU) and on real GPUs where there are
+// two or more; the peer-copy plants need two GPUs. Ordering bugs are caught by construction: one rank's
+// input arrives late and another rank is held after the barrier, so a missing wait reads stale data
+// on every run, not by luck.
+#include <string>
+#include <vector>
+
+#include "common/testing.h"
+#include "phase6_multi_gpu/tests/grading.h"
+#include "phase6_multi_gpu/tests/wrong_kernels.h"
+
+namespace {
+
+struct RingPlant {
+  const char* what;
+  p6::test::AllreduceLauncher launch;
+  bool in_place;
+  const char* diagnosis;  // "" = the grader must accept it
+};
+
+const std::vector<RingPlant> kRingPlants = {
+    {"a correct ring", planted_ring_correct, false, ""},
+    {"a correct ring, in place", planted_ring_correct, true, ""},
+    {"a neighbour's chunk read at the wrong offset", planted_ring_wrong_chunk_offset, false, "wrong chunk offset"},
+    {"no wait between ring steps", planted_ring_no_step_wait, false, "missing wait"},
+    {"no wait between ring steps, in place", planted_ring_no_step_wait, true, "missing wait"},
+    {"the reduce-scatter without the all-gather", planted_ring_no_allgather, false, "all-gather"},
+    {"the tail past the last vector dropped", planted_ring_drops_tail, false, "tail was dropped"},
+    {"a chunk added twice", planted_ring_adds_twice, false, "counted twice"},
+    {"no barrier before the first step", planted_ring_no_entry_barrier, false, "RankGroup::barrier"},
+};
+
+}  // namespace
+
+TEST_CASE("the phase 6 grader accepts a correct ring all-reduce and names every planted bug", "[gpu][grader][p6]") {
+  for (const p6::test::GroupSpec& spec : p6::test::group_specs(true, 5)) {
+    p6::RankGroup group = p6::test::make_group(spec);
+    for (const RingPlant& p : kRingPlants) {
+      for (std::size_t count : {std::size_t(4099), std::size_t(65537)}) {
+        INFO("planted: " << p.what << " on " << spec.describe() << ", count " << count);
+        const std::string verdict = p6::test::grade_allreduce("planted", p.launch, group, count, p.in_place, 1);
+        INFO("grader said: " << verdict);
+        if (std::string(p.diagnosis).empty()) {
+          CHECK(verdict.empty());
+        } else {
+          CHECK(verdict.find(p.diagnosis) != std::string::npos);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the phase 6 grader accepts a correct peer copy and names every planted bug", "[gpu][grader][p6]") {
+  if (p6::visible_gpu_count() < 2) {
+    WARN("one GPU: the peer-copy plants need two (they run where two or more are visible)");
+    return;
+  }
+  for (int a : {0, 1}) {
+    const int b = 1 - a;
+    p6::RankGroup::real(2);  // peer access both ways
+    const struct {
+      const char* what;
+      p6::test::PeerCopyLauncher launch;
+      std::size_t count, dst_offset;
+      const char* diagnosis;
+    } plants[] = {
+        {"a correct copy", planted_copy_correct, 4099, 0, ""},
+        {"a correct copy, dst off 16 bytes", planted_copy_correct, 33, 1, ""},
+        {"the tail dropped", planted_copy_drops_tail, 4099, 0, "tail"},
+        {"one pass of the grid, no loop", planted_copy_one_pass, 1 << 20, 0, "grid-stride loop"},
+        {"a write one past the end", planted_copy_writes_one_past, 4099, 0, "past the end"},
+        {"vector and float indices mixed up", planted_copy_vector_index_mixup, 4099, 0, "wrong float"},
+        {"nothing copied", planted_copy_nothing, 4099, 0, "Output untouched"},
+    };
+    for (const auto& p : plants) {
+      INFO("planted: " << p.what << ", GPU " << a << " reading GPU " << b);
+      const std::string verdict = p6::test::grade_peer_copy("planted", p.launch, a, b, p.count, p.dst_offset, 0, 1);
+      INFO("grader said: " << verdict);
+      if (std::string(p.diagnosis).empty()) {
+        CHECK(verdict.empty());
+      } else {
+        CHECK(verdict.find(p.diagnosis) != std::string::npos);
+      }
+    }
+  }
+}
