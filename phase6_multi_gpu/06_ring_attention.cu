@@ -200,8 +200,9 @@ void ring_attention_d(const float* const* Q, const float* const* K, const float*
   //             the block it holds on to its downstream neighbour on its copy stream; then launch_finish
   //             writes O and L. Order it all with events (group.event on the compute streams, kv.event on
   //             the copy streams): no block is used or passed on before it arrived, no buffer is
-  //             overwritten while its rank still computes with it, inputs may still be arriving when the
-  //             call starts, and no rank reads another's buffers after its stream is done (about 45 lines).
+  //             overwritten while its rank still reads it (computes with it or passes it on), inputs may
+  //             still be arriving when the call starts, and no rank reads another's buffers after its
+  //             stream is done (about 45 lines).
   (void)Q, (void)K, (void)V, (void)O, (void)L;  // TODO(6.06): delete: it only silences unused-parameter warnings
   (void)shape, (void)group, (void)kv;           // TODO(6.06): delete: as above
 }

@@ -21,7 +21,7 @@ std::string RingCase::describe() const {
 
 std::vector<RingCase> ring_attention_cases() {
   std::vector<RingCase> cases;
-  for (const GroupSpec& spec : group_specs(true)) {
+  for (const GroupSpec& spec : group_specs(true, wb::test::sanitize_mode() ? 4 : 8)) {
     const int n = spec.ranks;
     for (int seq : {1, n - 1, 33 * n + 5, 64 * n, 257})
       for (int heads : {1, 3})

@@ -31,9 +31,9 @@ struct RingCase {
   std::string describe() const;
 };
 
-// For each group of group_specs(true): seq 1, n - 1 (ranks without tokens), 33 n + 5 (uneven shards),
-// 64 n and 257; heads 1 and 3; d 64 and 128; causal and not; logits near 1e4 at seq 65 n + 3; and (not under
-// WB_SANITIZE) seq 1000, d 64, causal and not.
+// For each group of group_specs(true) (virtual groups up to 4 ranks under WB_SANITIZE): seq 1, n - 1 (ranks without
+// tokens), 33 n + 5 (uneven shards), 64 n and 257; heads 1 and 3; d 64 and 128; causal and not; logits near 1e4 at seq
+// 65 n + 3; and (not under WB_SANITIZE) seq 1000, d 64, causal and not.
 std::vector<RingCase> ring_attention_cases();
 
 // Runs the launcher once on the case and judges every row: "" when right, else the report and its

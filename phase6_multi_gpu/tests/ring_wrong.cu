@@ -203,11 +203,12 @@ void ring_attention_d(const float* const* Q, const float* const* K, const float*
       const float* k_block = step == 0 ? K[q] : kv.k(q, step % 2);
       const float* v_block = step == 0 ? V[q] : kv.v(q, step % 2);
       if (step + 1 < n) {
-        // because the block must have arrived here before it is passed on, and the downstream rank used
-        // the buffer it lands in (slot (s + 1) % 2) one step ago.
+        // because the block must have arrived here before it is passed on, and the downstream rank read
+        // the buffer it lands in (slot (s + 1) % 2) one step ago: its compute, and its own send onward.
         if (step > 0) {
           CUDA_CHECK(cudaStreamWaitEvent(kv.copy_stream(q), kv.event(up, step - 1), 0));
           CUDA_CHECK(cudaStreamWaitEvent(kv.copy_stream(q), group.event(down, step - 1), 0));
+          CUDA_CHECK(cudaStreamWaitEvent(kv.copy_stream(q), kv.event(down, step - 1), 0));
         }
         kv.send(q, k_block, v_block, static_cast<std::size_t>(heads) * rows_k * D, down, (step + 1) % 2);
         CUDA_CHECK(cudaEventRecord(kv.event(q, step), kv.copy_stream(q)));
