@@ -31,10 +31,8 @@ step() {
 cat "$out/machine.txt"
 step configure cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DWORKBOOK_WERROR=ON
-step build cmake --build "$build" --target 6.01 6.02 p6_bench p6_grader_selftest p6_host_test -j "$(nproc)"
-# 6.04 overlap and 6.06 ring_attention (lessons, tests, solutions).
-step build-6.04-6.06 cmake --build "$build" --target 6.04 6.06 p6_04_overlap_solution_test \
-  p6_06_ring_attention_solution_test -j "$(nproc)"
+# Everything of phase 6 (lessons, graded tests of both variants, self-test, p6_bench) and the workbook tool.
+step build cmake --build "$build" --target phase6_multi_gpu/all workbook workbook_gpu_probe -j "$(nproc)"
 # Every phase 6 test but the learner ones (they fail on the stubs by design; the pristine step checks them).
 step tests ctest --test-dir "$build" -L p6 -LE learner --output-on-failure --timeout 900
 step pristine env WB_PRISTINE_ONLY='^6\.' bash tools/pristine_stubs.sh . "$build"
@@ -46,4 +44,7 @@ done
 cat "$out/lessons.txt"
 step bench "$build/phase6_multi_gpu/p6_bench" --out "$out/p6_bench.csv"
 cat "$out/bench.log"
+# What workbook doctor says about the GPUs, their links and NCCL (informational).
+"$build/tools/workbook/workbook" doctor --build-dir "$build" >"$out/doctor.log" 2>&1 || true
+grep -iE "GPU|NCCL|topo" "$out/doctor.log"
 exit $status

@@ -216,9 +216,10 @@ std::string judge_allreduce(const std::vector<std::vector<float>>& inputs, int r
               "done (RankGroup::barrier).";
   } else if (counts[static_cast<int>(Kind::StaleOutput)] > 0) {
     report << "Rank " << named[static_cast<int>(Kind::StaleOutput)]
-           << "'s output buffer was read before that rank had written it: a step ran before its upstream neighbour "
-              "finished the step it depends on (a missing wait between ring steps: record an event after each "
-              "step, wait on the neighbour's before the next).";
+           << "'s output buffer was read where that rank had not written yet: a step ran before its upstream "
+              "neighbour finished the step it depends on (a missing wait between ring steps: record an event after "
+              "each step, wait on the neighbour's before the next), or it read a chunk the neighbour never writes at "
+              "that step (a wrong chunk offset).";
   } else if (counts[static_cast<int>(Kind::Untouched)] > 0 && untouched_runs == 1 && last_untouched == count - 1 &&
              count - first_untouched < chunk) {
     report << "The last " << count - first_untouched
@@ -231,7 +232,8 @@ std::string judge_allreduce(const std::vector<std::vector<float>>& inputs, int r
   } else if (counts[static_cast<int>(Kind::Doubled)] > 0) {
     report << "Rank " << named[static_cast<int>(Kind::Doubled)]
            << "'s contribution was counted twice: a chunk added twice (a reduce step repeated, or an all-gather step "
-              "that adds instead of copying).";
+              "that adds instead of copying); in place, also a step that read a chunk after its neighbour had "
+              "already overwritten it (a missing wait between ring steps).";
   } else {
     report << "Rank " << named[static_cast<int>(Kind::Missing)]
            << "'s contribution is missing: a step read a partial chunk before its upstream neighbour had added to "
