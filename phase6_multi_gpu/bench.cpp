@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
         inputs.emplace_back(ints.begin(), ints.end());
         for (std::size_t i = 0; i < count; ++i) expected[i] += inputs.back()[i];
       }
-      p6::BackwardModel model(group, layer_sizes, 512, inputs);
+      p6::BackwardModel model(group, layer_sizes, 1024, inputs);  // 6.04 lesson's work
       inputs.clear();
       p6::RankBuffers<float> grad(group, count);
       p6::GradientComm gcomm(group);
