@@ -54,9 +54,12 @@ std::vector<OverlapCase> overlap_cases() {
   const std::vector<std::vector<std::size_t>> layouts = {{1}, {3, 0, 4099, 33, 1}, twelve};
   const std::size_t buckets[] = {1, 4096, 0, std::numeric_limits<std::size_t>::max()};
   std::vector<OverlapCase> cases;
-  for (const GroupSpec& spec : group_specs(true, wb::test::sanitize_mode() ? 4 : 8))
+  for (const GroupSpec& spec : group_specs(true, wb::test::sanitize_mode() ? 4 : 8)) {
+    // Under the sanitizer virtual ranks only: on real GPUs the all-reduce is NCCL's kernels, not the step's.
+    if (wb::test::sanitize_mode() && !spec.is_virtual) continue;
     for (const std::vector<std::size_t>& layers : layouts)
       for (std::size_t bucket : buckets) cases.push_back(OverlapCase{spec, layers, bucket});
+  }
   return cases;
 }
 

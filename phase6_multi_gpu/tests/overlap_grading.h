@@ -31,7 +31,8 @@ struct OverlapCase {
   std::string describe() const;
 };
 
-// For each group of group_specs(true) (virtual groups up to 4 ranks under WB_SANITIZE): one layer of one float; five
+// For each group of group_specs(true) (under WB_SANITIZE virtual groups of up to 4 ranks
+// only): one layer of one float; five
 // layers of 3, 0, 4099, 33 and 1 floats; twelve layers of 1000 to 70000 floats (smaller under WB_SANITIZE); each with
 // buckets of 1 float (a bucket per layer), 4096 floats, the launcher's choice (0) and everything in one bucket.
 std::vector<OverlapCase> overlap_cases();
