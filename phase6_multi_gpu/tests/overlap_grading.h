@@ -31,10 +31,10 @@ struct OverlapCase {
   std::string describe() const;
 };
 
-// For each group of group_specs(true) (under WB_SANITIZE virtual groups of up to 4 ranks
-// only): one layer of one float; five
-// layers of 3, 0, 4099, 33 and 1 floats; twelve layers of 1000 to 70000 floats (smaller under WB_SANITIZE); each with
-// buckets of 1 float (a bucket per layer), 4096 floats, the launcher's choice (0) and everything in one bucket.
+// For each group of group_specs(true): one layer of one float; five layers of 3, 0, 4099, 33 and 1
+// floats; twelve layers of 1 to 70000 floats; each with buckets of 1 float (a bucket per layer), 4096
+// floats, the launcher's choice (0) and everything in one bucket. Under WB_SANITIZE: virtual groups of
+// up to 4 ranks only, layers of at most 5000 floats.
 std::vector<OverlapCase> overlap_cases();
 
 // The judging half (host): rank `rank`'s gradients `got` against inputs[0 .. n-1], given how many
