@@ -2,10 +2,14 @@
 // p6_bench: phase 6's reference launchers on every visible GPU (two or more; with fewer it prints one
 // line and exits 77): 6.01's peer_copy_read between GPUs 0 and 1, one way and both ways, against
 // cudaMemcpyPeerAsync; 6.02's ring_allreduce on all GPUs against NCCL's ncclAllReduce, as nccl-tests'
-// bus bandwidth. Every output checked exactly (random floats copied; small integers summed). Writes a CSV.
+// bus bandwidth; 6.04's overlapped step against its bound, max(backward alone, all-reduce alone); 6.06's
+// ring attention against the same kernels on one GPU (its gbps column holds GFLOP/s, its percentage of
+// the reference is the speed-up x 100).
+// Every output checked exactly (random floats copied; small integers summed). Writes a CSV.
 //   p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]
 // --sizes are float counts (64M floats: 256 MiB).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -15,9 +19,11 @@
 #include "common/buffer.h"
 #include "common/check.h"
 #include "common/data.h"
+#include "common/device.h"
 #include "common/gpu.h"
 #include "common/report.h"
 #include "common/timer.h"
+#include "phase5_attention/reference.h"
 #include "phase6_multi_gpu/lesson_support.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
 #include "phase6_multi_gpu/nccl_support.h"
@@ -140,6 +146,135 @@ int main(int argc, char** argv) {
         add(Row{"6.02", "ring_allreduce", count, n, tr, rb, bound > 0 ? 100.0 * rb / bound : 0, 100.0 * rb / nb,
                 "NCCL busbw", ring_ok ? "PASS" : "FAIL"});
       }
+    }
+    // 6.04: the overlapped step (16 layers, the first size's floats of gradients per rank, buckets of its
+    // own choice) against its bound: the backward alone and NCCL's all-reduce of everything alone, the
+    // larger of the two; the serial step beside it. Small integers, so every sum is checked exactly.
+    {
+      const std::size_t count = std::max<std::size_t>(sizes.front(), 16);
+      std::vector<std::size_t> layer_sizes;
+      std::size_t used = 0;
+      for (int l = 0; l < 16; ++l) {
+        const std::size_t s = l < 15 ? count * static_cast<std::size_t>(l + 1) / 136 : count - used;
+        layer_sizes.push_back(s);
+        used += s;
+      }
+      std::vector<std::vector<float>> inputs;
+      std::vector<float> expected(count, 0.0f);
+      for (int r = 0; r < n; ++r) {
+        const std::vector<int> ints = wb::random_ints(count, wb::kDefaultSeed + static_cast<std::uint64_t>(r), -8, 8);
+        inputs.emplace_back(ints.begin(), ints.end());
+        for (std::size_t i = 0; i < count; ++i) expected[i] += inputs.back()[i];
+      }
+      p6::BackwardModel model(group, layer_sizes, 1024, inputs);  // 6.04 lesson's work
+      inputs.clear();
+      p6::RankBuffers<float> grad(group, count);
+      p6::GradientComm gcomm(group);
+      float* const* g = grad.pointers();
+      auto join = [&](bool to_comm) {
+        for (int r = 0; r < n; ++r) {
+          p6::DeviceScope scope(group.device(r));
+          if (to_comm) {
+            CUDA_CHECK(cudaEventRecord(group.event(r, 0), group.stream(r)));
+            CUDA_CHECK(cudaStreamWaitEvent(gcomm.stream(r), group.event(r, 0), 0));
+          } else {
+            CUDA_CHECK(cudaEventRecord(gcomm.event(r, 0), gcomm.stream(r)));
+            CUDA_CHECK(cudaStreamWaitEvent(group.stream(r), gcomm.event(r, 0), 0));
+          }
+        }
+      };
+      auto backward = [&] {
+        for (int l = model.layers() - 1; l >= 0; --l)
+          for (int r = 0; r < n; ++r) model.backward(r, l, g[r], group.stream(r));
+      };
+      auto reduce_all = [&] {
+        join(true);
+        gcomm.allreduce_sum(g, 0, count);
+        join(false);
+      };
+      const wb::TimingStats tc = p6::bench_group(group, options, backward);
+      const wb::TimingStats ta = p6::bench_group(group, options, reduce_all);
+      const wb::TimingStats ts = p6::bench_group(group, options, [&] {
+        backward();
+        reduce_all();
+      });
+      grad.fill(wb::poison_value<float>());
+      const wb::TimingStats to = p6::bench_group(group, options, [&] { overlap_step(model, g, 0, group, gcomm); });
+      bool ok = true;
+      for (int r = 0; r < n; ++r) ok = ok && grad.download(r) == expected;
+      const wb::TimingStats& tb = tc.median_ms >= ta.median_ms ? tc : ta;
+      const double bytes = 4.0 * static_cast<double>(count);
+      auto bus = [&](const wb::TimingStats& t) { return p6::allreduce_busbw_gbs(bytes, t.median_ms, n); };
+      auto pct = [&](double gbs) { return bound > 0 ? 100.0 * gbs / bound : 0; };
+      add(Row{"ref", "overlap_bound", count, n, tb, bus(tb), pct(bus(tb)), 100.0, "overlap bound", "REF"});
+      add(Row{"ref", "serial_step", count, n, ts, bus(ts), pct(bus(ts)), 100.0 * tb.median_ms / ts.median_ms,
+              "overlap bound", "REF"});
+      add(Row{"6.04", "overlap_step", count, n, to, bus(to), pct(bus(to)), 100.0 * tb.median_ms / to.median_ms,
+              "overlap bound", ok ? "PASS" : "FAIL"});
+    }
+    // 6.06: ring attention on every GPU against the same kernels on GPU 0 alone (8 heads x 8192 x 128,
+    // FP32, non-causal), sampled rows checked against phase 5's CPU reference in double.
+    {
+      p6::RingAttentionShape shape;
+      shape.heads = 8;
+      shape.seq = 8192;
+      shape.d = 128;
+      AttentionShape full;
+      full.heads = shape.heads;
+      full.seq_q = full.seq_k = shape.seq;
+      full.d = shape.d;
+      const p5::AttentionInputs in = p5::make_attention_inputs(full, p5::AttentionData::Uniform, wb::kDefaultSeed);
+      auto shard_run = [&](p6::RankGroup& g, bool* ok) {
+        const int m = g.size();
+        const std::size_t chunk = static_cast<std::size_t>(p6::ring_chunk(shape.seq, m)) * shape.heads;
+        const std::size_t d = static_cast<std::size_t>(shape.d);
+        p6::RankBuffers<float> q(g, chunk * d), k(g, chunk * d), v(g, chunk * d), o(g, chunk * d), l(g, chunk);
+        p6::RingKV kv(g, shape);
+        for (int r = 0; r < m; ++r) {
+          const std::size_t begin = static_cast<std::size_t>(p6::ring_begin(r, m, shape.seq));
+          const std::size_t rows = static_cast<std::size_t>(p6::ring_rows(r, m, shape.seq));
+          std::vector<float> qs(chunk * d, 0.0f), ks(chunk * d, 0.0f), vs(chunk * d, 0.0f);
+          for (int h = 0; h < shape.heads; ++h)
+            for (std::size_t i = 0; i < rows * d; ++i) {
+              const std::size_t from = (static_cast<std::size_t>(h) * shape.seq + begin) * d + i;
+              qs[static_cast<std::size_t>(h) * rows * d + i] = in.q[from];
+              ks[static_cast<std::size_t>(h) * rows * d + i] = in.k[from];
+              vs[static_cast<std::size_t>(h) * rows * d + i] = in.v[from];
+            }
+          q.upload(r, qs);
+          k.upload(r, ks);
+          v.upload(r, vs);
+        }
+        const wb::TimingStats t = p6::bench_group(g, options, [&] {
+          ring_attention(q.const_pointers(), k.const_pointers(), v.const_pointers(), o.pointers(), l.pointers(), shape,
+                         g, kv);
+        });
+        *ok = true;
+        for (int row : {0, shape.seq / 2 + 1, shape.seq - 1}) {
+          const int r = row / p6::ring_chunk(shape.seq, m), i = row - p6::ring_begin(r, m, shape.seq);
+          const p5::RowReference ref = p5::attention_reference_row(full, in, 0, row);
+          const p5::RowTolerance tol = p5::attention_row_tolerance(ref, shape.d, false);
+          const std::vector<float> got_o = o.download(r), got_l = l.download(r);
+          *ok = *ok && std::fabs(got_l[static_cast<std::size_t>(i)] - ref.lse) <= tol.l_abs;
+          for (int c = 0; c < shape.d; ++c)
+            *ok = *ok && std::fabs(got_o[static_cast<std::size_t>(i) * d + c] - ref.o[static_cast<std::size_t>(c)]) <=
+                             tol.o_rel * ref.magnitude[static_cast<std::size_t>(c)] + tol.o_abs;
+        }
+        return t;
+      };
+      bool one_ok = false, ring_ok = false;
+      p6::RankGroup one = p6::RankGroup::real(1);
+      const wb::TimingStats t1 = shard_run(one, &one_ok);
+      const wb::TimingStats tn = shard_run(group, &ring_ok);
+      const double flop = 4.0 * shape.heads * static_cast<double>(shape.seq) * shape.seq * shape.d;
+      const double peak = wb::fp32_peak_gflops(wb::query_device(0));
+      const std::size_t tokens = static_cast<std::size_t>(shape.seq);
+      add(Row{"ref", "ring_attention_one_gpu", tokens, 1, t1, flop / t1.median_ms / 1e6,
+              peak > 0 ? 100.0 * flop / t1.median_ms / 1e6 / peak : 0, 100.0, "one GPU (GFLOP/s)",
+              one_ok ? "REF" : "FAIL"});
+      add(Row{"6.06", "ring_attention", tokens, n, tn, flop / tn.median_ms / 1e6,
+              peak > 0 ? 100.0 * flop / tn.median_ms / 1e6 / (n * peak) : 0, 100.0 * t1.median_ms / tn.median_ms,
+              "one GPU (GFLOP/s)", ring_ok ? "PASS" : "FAIL"});
     }
     std::FILE* csv = wb::open_bench_csv(args.out);
     const wb::DeviceInfo device = wb::query_device(0);

@@ -31,3 +31,35 @@ void peer_copy_read(float* dst, const float* src, std::size_t count, cudaStream_
 // once every rank's stream has run what it enqueued, no rank reads or writes another's buffers any
 // more. Uses the group's events only.
 void ring_allreduce(const float* const* send, float* const* recv, std::size_t count, p6::RankGroup& group);
+
+// ---- 6.04 overlap -------------------------------------------------------------------------------------
+
+#include "phase6_multi_gpu/overlap_support.h"
+
+// One data-parallel backward step with its gradient all-reduce overlapped: on every rank r, the
+// backward of model's layers from the last down to layer 0 (model.backward on group.stream(r), writing
+// grad[r]), and the SUM over all ranks of every layer's gradient written back into grad[r] on every rank
+// (no 1/n: averaging is left to the optimizer, whose learning rate can absorb it). The gradients are
+// all-reduced in buckets of consecutive layers of about `bucket_floats` floats (0: the file's own
+// choice) through comm.allreduce_sum on the communication streams, while later layers compute.
+// Before it starts, each rank's earlier work on group.stream(r) may still be running; once every
+// rank's group.stream(r) has run what the step enqueued, grad[r] holds the sums and no communication
+// stream reads or writes it any more. Any group of 1 to 8 ranks, real or virtual.
+void overlap_step(const p6::BackwardModel& model, float* const* grad, std::size_t bucket_floats, p6::RankGroup& group,
+                  p6::GradientComm& comm);
+
+// ---- 6.06 ring_attention ------------------------------------------------------------------------------
+
+#include "phase6_multi_gpu/ring_support.h"
+
+// Attention over a sequence sharded across the ranks (ring_support.h: rank r holds tokens
+// [ring_begin(r), ring_begin(r) + ring_rows(r)) of every head): O[r] and L[r] (L = the row's
+// log-sum-exp of its scaled logits, as phase 5's kernels write it) for rank r's queries against the
+// keys and values of the whole sequence, which travel around the ring of ranks through kv's double
+// buffers while each rank computes. FP32. Q, K, V, O and L of rank r are on its device; kv was made for
+// this group and shape. Throws std::invalid_argument for a shape validate_ring_shape refuses or a kv
+// made for another shape. Before it starts, each rank's earlier work on group.stream(r) may still be
+// running; once every rank's group.stream(r) has run what it enqueued, O and L are written and no rank
+// reads another's buffers any more.
+void ring_attention(const float* const* Q, const float* const* K, const float* const* V, float* const* O,
+                    float* const* L, const p6::RingAttentionShape& shape, p6::RankGroup& group, p6::RingKV& kv);
