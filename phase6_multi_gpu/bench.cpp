@@ -2,7 +2,9 @@
 // p6_bench: phase 6's reference launchers on every visible GPU (two or more; with fewer it prints one
 // line and exits 77): 6.01's peer_copy_read between GPUs 0 and 1, one way and both ways, against
 // cudaMemcpyPeerAsync; 6.02's ring_allreduce on all GPUs against NCCL's ncclAllReduce, as nccl-tests'
-// bus bandwidth. Every output checked exactly (random floats copied; small integers summed). Writes a CSV.
+// bus bandwidth; 6.03's NCCL collectives (an all-reduce sweep from 4 KiB to 1 GiB against the ring, the
+// other three collectives at each size). Every output checked exactly (random floats copied; small integers summed).
+// Writes a CSV.
 //   p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]
 // --sizes are float counts (64M floats: 256 MiB).
 #include <algorithm>
@@ -29,8 +31,9 @@ const wb::BenchToolSpec kTool = {
     "p6_bench",
     "usage: p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]\n"
     "Times 6.01's peer_copy_read between GPUs 0 and 1 against cudaMemcpyPeerAsync, and 6.02's ring_allreduce\n"
-    "on every visible GPU against NCCL's ncclAllReduce (bus bandwidth as nccl-tests counts it), checks every\n"
-    "output, and writes the results as CSV. Needs two or more GPUs.\n",
+    "on every visible GPU against NCCL's ncclAllReduce (bus bandwidth as nccl-tests counts it), 6.03's NCCL\n"
+    "collectives (an all-reduce sweep from 4 KiB to 1 GiB against the ring; reduce-scatter, all-gather and\n"
+    "broadcast at each size), checks every output, and writes the results as CSV. Needs two or more GPUs.\n",
     {"--sizes"},
     10,
     "p6_bench.csv"};
@@ -139,6 +142,67 @@ int main(int argc, char** argv) {
                 nccl_ok ? "REF" : "FAIL"});
         add(Row{"6.02", "ring_allreduce", count, n, tr, rb, bound > 0 ? 100.0 * rb / bound : 0, 100.0 * rb / nb,
                 "NCCL busbw", ring_ok ? "PASS" : "FAIL"});
+      }
+    }
+    // ---- 6.03: the solution's communicators and group calls; its all-reduce from 4 KiB to 1 GiB against
+    // 6.02's ring (latency first, bandwidth later), and the other three collectives at each --sizes size.
+    {
+      const std::vector<ncclComm_t> comms = nccl_comms_one_process(group);
+      const std::size_t top = std::size_t(1) << 28;  // floats: 1 GiB
+      p6::RankBuffers<float> send(group, top), recv(group, top);
+      send.fill(1.0f);
+      // Every input is 1: an all-reduce or reduce-scatter gives n everywhere, an all-gather or broadcast 1.
+      auto right = [&](std::size_t floats, float value) {
+        for (int r = 0; r < n; ++r) {
+          const std::vector<float> got = recv.download(r);
+          for (std::size_t i = 0; i < floats; ++i)
+            if (got[i] != value) return false;
+        }
+        return true;
+      };
+      auto run = [&](p6::Collective op, std::size_t count) {
+        return p6::bench_group(group, options, [&] {
+          nccl_collective(op, send.const_pointers(), recv.pointers(), count, 0, comms, group);
+        });
+      };
+      for (std::size_t bytes = 4096; bytes <= 4 * top; bytes *= 16) {
+        const std::size_t count = bytes / 4;
+        recv.fill(wb::poison_value<float>());
+        const wb::TimingStats tn = run(p6::Collective::AllReduce, count);
+        const bool nccl_ok = right(count, static_cast<float>(n));
+        recv.fill(wb::poison_value<float>());
+        const wb::TimingStats tr = p6::bench_group(
+            group, options, [&] { ring_allreduce(send.const_pointers(), recv.pointers(), count, group); });
+        const bool ring_ok = right(count, static_cast<float>(n));
+        const double nb = collective_busbw_gbs(p6::Collective::AllReduce, static_cast<double>(bytes), tn.median_ms, n);
+        const double rb = p6::allreduce_busbw_gbs(static_cast<double>(bytes), tr.median_ms, n);
+        add(Row{"6.02", "ring_allreduce_sweep", count, n, tr, rb, bound > 0 ? 100.0 * rb / bound : 0, 100.0 * rb / nb,
+                "NCCL busbw", ring_ok ? "PASS" : "FAIL"});
+        add(Row{"6.03", "nccl_allreduce_sweep", count, n, tn, nb, bound > 0 ? 100.0 * nb / bound : 0, 100.0 * nb / rb,
+                "ring busbw", nccl_ok ? "PASS" : "FAIL"});
+      }
+      for (std::size_t size : sizes) {
+        const std::size_t floats = std::min(size, top) / static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+        const wb::TimingStats ta = run(p6::Collective::AllReduce, floats);
+        const double ab = collective_busbw_gbs(p6::Collective::AllReduce, 4.0 * floats, ta.median_ms, n);
+        for (p6::Collective op :
+             {p6::Collective::ReduceScatter, p6::Collective::AllGather, p6::Collective::Broadcast}) {
+          const bool per_rank = op != p6::Collective::Broadcast;
+          const std::size_t count = per_rank ? floats / static_cast<std::size_t>(n) : floats;
+          recv.fill(wb::poison_value<float>());
+          const wb::TimingStats t = run(op, count);
+          const bool ok =
+              right(p6::recv_floats(op, count, n), op == p6::Collective::ReduceScatter ? static_cast<float>(n) : 1.0f);
+          const double b = collective_busbw_gbs(op, 4.0 * floats, t.median_ms, n);
+          add(Row{"6.03", std::string("nccl_") + p6::collective_name(op), floats, n, t, b,
+                  bound > 0 ? 100.0 * b / bound : 0, ab > 0 ? 100.0 * b / ab : 0, "all-reduce busbw",
+                  ok ? "PASS" : "FAIL"});
+        }
+      }
+      for (std::size_t r = 0; r < comms.size(); ++r) {
+        p6::DeviceScope scope(group.device(static_cast<int>(r)));
+        CUDA_CHECK(cudaStreamSynchronize(group.stream(static_cast<int>(r))));
+        ncclCommDestroy(comms[r]);
       }
     }
     std::FILE* csv = wb::open_bench_csv(args.out);

@@ -31,3 +31,41 @@ void peer_copy_read(float* dst, const float* src, std::size_t count, cudaStream_
 // once every rank's stream has run what it enqueued, no rank reads or writes another's buffers any
 // more. Uses the group's events only.
 void ring_allreduce(const float* const* send, float* const* recv, std::size_t count, p6::RankGroup& group);
+
+// ---- 6.03 nccl_collectives ------------------------------------------------------------------------------
+// (phase6_multi_gpu/collectives.h: the Collective enum, NCCL's count convention, the rank processes.)
+
+#include <nccl.h>
+
+#include <vector>
+
+#include "phase6_multi_gpu/collectives.h"
+
+// One communicator per rank of a real group, made by this one process for all of its GPUs.
+std::vector<ncclComm_t> nccl_comms_one_process(const p6::RankGroup& group);
+
+// One rank's part of collective `op` on its communicator and stream: `count` as NCCL counts it
+// (collectives.h), `root` for the broadcast. In place when send == recv: then both name the start of the
+// rank's one buffer (rank_layout in collectives.h says what it holds). Enqueues and returns.
+void nccl_issue(p6::Collective op, const float* send, float* recv, std::size_t count, int root, ncclComm_t comm,
+                cudaStream_t stream);
+
+// Collective `op` on every rank of the group, driven by this one process (comms from nccl_comms_one_process,
+// send[r] and recv[r] on rank r's device as nccl_issue takes them). Enqueues on the ranks' streams and returns.
+void nccl_collective(p6::Collective op, const float* const* send, float* const* recv, std::size_t count, int root,
+                     const std::vector<ncclComm_t>& comms, const p6::RankGroup& group);
+
+// The launcher's side of one process per GPU: gives every rank process (already started, each waiting on
+// its stdin) what it needs to join one communicator.
+void nccl_share_unique_id(p6::RankProcesses& processes);
+
+// Inside rank `rank`'s own process (GPU `rank`): joins the communicator of `ranks` ranks, reading what the
+// launcher sent from the file descriptor `from_parent`. Returns the communicator.
+ncclComm_t nccl_join_as_rank(int rank, int ranks, int from_parent);
+
+// Bus bandwidth in GB/s as nccl-tests counts it (its doc/PERFORMANCE.md), for collective `op` of `bytes`
+// (collective_bytes: the larger buffer of one rank) that took `ms` on `ranks` ranks.
+double collective_busbw_gbs(p6::Collective op, double bytes, double ms, int ranks);
+
+// The name of the rank worker program built with this exercise (beside the lesson and the test).
+const char* nccl_collectives_worker();

@@ -5,10 +5,13 @@
 // two or more; the peer-copy plants need two GPUs. Ordering bugs are caught by construction: one rank's
 // input arrives late and another rank is held after the barrier, so a missing wait reads stale data
 // on every run, not by luck.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "common/testing.h"
+#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/tests/collectives_grading.h"
 #include "phase6_multi_gpu/tests/grading.h"
 #include "phase6_multi_gpu/tests/wrong_kernels.h"
 
@@ -86,4 +89,73 @@ TEST_CASE("the phase 6 grader accepts a correct peer copy and names every plante
       }
     }
   }
+}
+
+// ---- 6.03 nccl_collectives ------------------------------------------------------------------------------
+// The planted collectives run in worker processes (tests/planted_collectives.cpp, the bug chosen by
+// P6_PLANTED_BUG), so the deadlock plant ends in a timeout and a diagnosis, not a hung self-test.
+
+namespace {
+
+void share_id(p6::RankProcesses& processes) {
+  ncclUniqueId id;
+  NCCL_CHECK(ncclGetUniqueId(&id));
+  for (int r = 0; r < processes.size(); ++r) processes.send(r, &id, sizeof(id));
+}
+
+double busbw_right(p6::Collective op, double bytes, double ms, int ranks) {
+  const double algbw = bytes / (ms * 1e6), n = ranks;
+  return op == p6::Collective::AllReduce   ? algbw * 2 * (n - 1) / n
+         : op == p6::Collective::Broadcast ? algbw
+                                           : algbw * (n - 1) / n;
+}
+
+// The all-reduce's factor for every collective.
+double busbw_allreduce_for_all(p6::Collective, double bytes, double ms, int ranks) {
+  return bytes / (ms * 1e6) * 2.0 * (ranks - 1) / ranks;
+}
+
+}  // namespace
+
+TEST_CASE("the 6.03 grader accepts nccl-tests' bus bandwidth and rejects the all-reduce's factor everywhere",
+          "[grader][p6]") {
+  CHECK(p6::test::judge_busbw(busbw_right).empty());
+  const std::string verdict = p6::test::judge_busbw(busbw_allreduce_for_all);
+  INFO("grader said: " << verdict);
+  CHECK(verdict.find("reduce-scatter") != std::string::npos);
+}
+
+TEST_CASE("the 6.03 grader accepts right collectives and names every planted bug, without hanging",
+          "[gpu][grader][p6]") {
+  if (p6::visible_gpu_count() < 2) {
+    WARN("one GPU: the collective plants need two (they run where two or more are visible)");
+    return;
+  }
+  p6::disable_nvls();
+  const struct {
+    const char* bug;
+    bool per_process;
+    const char* diagnosis;  // "" = the grader must accept it
+  } plants[] = {
+      {"none", false, ""},
+      {"none", true, ""},
+      {"no_group", false, "ncclGroupStart"},
+      {"rs_total_count", false, "too small"},
+      {"rs_total_count", true, "too small"},
+      {"ag_no_offset", false, "offset"},
+      {"ag_no_offset", true, "offset"},
+      {"bc_root_zero", false, "wrong root"},
+  };
+  for (const auto& p : plants) {
+    setenv("P6_PLANTED_BUG", p.bug, 1);
+    INFO("planted: " << p.bug << (p.per_process ? ", one process per GPU" : ", one process"));
+    const std::string verdict = p6::test::grade_collectives("p6_planted_collectives", 2, p.per_process, share_id, 20.0);
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+  unsetenv("P6_PLANTED_BUG");
 }
