@@ -159,3 +159,27 @@ TEST_CASE("the 6.03 grader accepts right collectives and names every planted bug
   }
   unsetenv("P6_PLANTED_BUG");
 }
+
+namespace {
+
+void share_nothing(p6::RankProcesses&) {}
+
+}  // namespace
+
+TEST_CASE("the 6.03 grader's rank processes work on one GPU and a rank that never gets its id times out",
+          "[gpu][grader][p6]") {
+  p6::disable_nvls();
+  setenv("P6_PLANTED_BUG", "none", 1);
+  for (const bool per_process : {false, true}) {
+    INFO((per_process ? "one process per GPU" : "one process") << ", 1 GPU");
+    const std::string verdict = p6::test::grade_collectives("p6_planted_collectives", 1, per_process, share_id, 60.0);
+    INFO("grader said: " << verdict);
+    CHECK(verdict.empty());
+  }
+  // The launcher forgets the id: the rank waits on its pipe, the grader waits on the rank; the deadline ends it.
+  const std::string verdict = p6::test::grade_collectives("p6_planted_collectives", 1, true, share_nothing, 5.0);
+  INFO("grader said: " << verdict);
+  CHECK(verdict.find("did not answer") != std::string::npos);
+  CHECK(verdict.find("unique id") != std::string::npos);
+  unsetenv("P6_PLANTED_BUG");
+}
