@@ -3,11 +3,13 @@
 // line and exits 77): 6.01's peer_copy_read between GPUs 0 and 1, one way and both ways, against
 // cudaMemcpyPeerAsync; 6.02's ring_allreduce on all GPUs against NCCL's ncclAllReduce, as nccl-tests'
 // bus bandwidth; 6.03's NCCL collectives (an all-reduce sweep from 4 KiB to 1 GiB against the ring, the
-// other three collectives at each size). Every output checked exactly (random floats copied; small integers summed).
-// Writes a CSV.
+// other three collectives at each size); 6.05's tensor-parallel MLP step against one GPU's (GFLOP/s in the
+// rate column). Every output checked exactly (the MLP: a row against its FP64 reference and tolerance) (random floats
+// copied; small integers summed). Writes a CSV.
 //   p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]
 // --sizes are float counts (64M floats: 256 MiB).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "common/buffer.h"
 #include "common/check.h"
 #include "common/data.h"
+#include "common/device.h"
 #include "common/gpu.h"
 #include "common/report.h"
 #include "common/timer.h"
@@ -204,6 +207,65 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaStreamSynchronize(group.stream(static_cast<int>(r))));
         ncclCommDestroy(comms[r]);
       }
+    }
+    // ---- 6.05: the tensor-parallel MLP step on every GPU against the whole MLP on GPU 0, 8192x8192x32768.
+    // Its rate column is GFLOP/s (4 T D H per step), its peak n x the BF16 tensor peak, its reference the
+    // one-GPU step (a percentage of its time: 180% = 1.8x faster).
+    {
+      const p6::MlpShape shape{8192, 8192, 32768};
+      const std::size_t TD = shape.tokens * shape.model, DH = shape.model * shape.hidden;
+      p6::MlpEngine engine(group);
+      wb::DeviceBuffer<p6::bf16> x_full, w1_full, w2_full, hidden_full;
+      wb::DeviceBuffer<float> y_one;
+      std::vector<p6::bf16> x(TD), w1(DH), w2(DH);
+      {
+        p6::DeviceScope scope(0);
+        x_full = wb::DeviceBuffer<p6::bf16>(TD);
+        w1_full = wb::DeviceBuffer<p6::bf16>(DH);
+        w2_full = wb::DeviceBuffer<p6::bf16>(DH);
+        hidden_full = wb::DeviceBuffer<p6::bf16>(shape.tokens * shape.hidden);
+        y_one = wb::DeviceBuffer<float>(TD);
+        p6::fill_uniform_bf16(x_full.data(), TD, wb::kDefaultSeed, 1.0f, group.stream(0));
+        p6::fill_uniform_bf16(w1_full.data(), DH, wb::kDefaultSeed + 1, 2.0f / 90.5f, group.stream(0));
+        p6::fill_uniform_bf16(w2_full.data(), DH, wb::kDefaultSeed + 2, 2.0f / 181.0f, group.stream(0));
+        CUDA_CHECK(cudaStreamSynchronize(group.stream(0)));
+        CUDA_CHECK(cudaMemcpy(x.data(), x_full.data(), TD * sizeof(p6::bf16), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(w1.data(), w1_full.data(), DH * sizeof(p6::bf16), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(w2.data(), w2_full.data(), DH * sizeof(p6::bf16), cudaMemcpyDeviceToHost));
+      }
+      std::vector<wb::DeviceBuffer<p6::bf16>> xs, w1s, w2s, hiddens;
+      std::vector<const p6::bf16*> xp, w1p, w2p;
+      std::vector<p6::bf16*> hp;
+      for (int r = 0; r < n; ++r) {
+        p6::DeviceScope scope(group.device(r));
+        xs.emplace_back(x);
+        w1s.emplace_back(shard_w1(w1, shape, r, n));
+        w2s.emplace_back(shard_w2(w2, shape, r, n));
+        hiddens.emplace_back(shape.tokens * shape.hidden / static_cast<std::size_t>(n));
+        xp.push_back(xs.back().data());
+        w1p.push_back(w1s.back().data());
+        w2p.push_back(w2s.back().data());
+        hp.push_back(hiddens.back().data());
+      }
+      p6::RankBuffers<float> y(group, TD);
+      auto one = [&] {
+        mlp_one_gpu(engine, 0, x_full.data(), w1_full.data(), w2_full.data(), hidden_full.data(), y_one.data(), shape);
+      };
+      auto split = [&] {
+        tensor_parallel_mlp(xp.data(), w1p.data(), w2p.data(), hp.data(), y.pointers(), shape, engine, comms);
+      };
+      const wb::TimingStats t1 = p6::bench_group(group, options, one);
+      const wb::TimingStats tn = p6::bench_group(group, options, split);
+      std::vector<double> ref, tol;
+      p6::mlp_reference_row(x, w1, w2, shape, 0, &ref, &tol);
+      const std::vector<float> got = y.download(n - 1);
+      bool ok = true;
+      for (std::size_t k = 0; k < shape.model; ++k) ok = ok && std::fabs(got[k] - ref[k]) <= tol[k];
+      const double peak = wb::bf16_peak_gflops(wb::query_device(0));
+      const double g1 = shape.flops() / t1.median_ms * 1e-6, gn = shape.flops() / tn.median_ms * 1e-6;
+      add(Row{"ref", "mlp_one_gpu_gflops", TD, 1, t1, g1, peak > 0 ? 100.0 * g1 / peak : 0, 100.0, "one GPU", "REF"});
+      add(Row{"6.05", "tensor_parallel_mlp_gflops", TD, n, tn, gn, peak > 0 ? 100.0 * gn / (n * peak) : 0,
+              100.0 * t1.median_ms / tn.median_ms, "one GPU", ok ? "PASS" : "FAIL"});
     }
     std::FILE* csv = wb::open_bench_csv(args.out);
     const wb::DeviceInfo device = wb::query_device(0);

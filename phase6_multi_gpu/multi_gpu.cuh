@@ -69,3 +69,23 @@ double collective_busbw_gbs(p6::Collective op, double bytes, double ms, int rank
 
 // The name of the rank worker program built with this exercise (beside the lesson and the test).
 const char* nccl_collectives_worker();
+
+// ---- 6.05 tensor_parallel_mlp ---------------------------------------------------------------------------
+// (phase6_multi_gpu/mlp_support.h: the shapes, BF16 GEMMs on cuBLAS, the GELU, the one-GPU MLP.)
+
+#include "phase6_multi_gpu/mlp_support.h"
+#include "phase6_multi_gpu/nccl_support.h"
+
+// Rank `rank`'s part of W1 (model x hidden, row-major, the whole matrix on the host) for `ranks` ranks, as
+// the rank's first GEMM takes it (model x hidden / ranks, row-major). hidden divides by ranks.
+std::vector<p6::bf16> shard_w1(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank, int ranks);
+// Rank `rank`'s part of W2 (hidden x model, row-major), as its second GEMM takes it (hidden / ranks x model).
+std::vector<p6::bf16> shard_w2(const std::vector<p6::bf16>& w2, const p6::MlpShape& shape, int rank, int ranks);
+
+// One step of the tensor-parallel MLP on every rank of the engine's group: x[r] (tokens x model, BF16) on
+// every rank, w1[r] and w2[r] the rank's shards (shard_w1, shard_w2), hidden[r] a scratch of tokens x
+// hidden / ranks BF16; afterwards y[r] (tokens x model, FP32) holds all of Y = GELU(X W1) W2 on every rank.
+// Enqueues on the ranks' streams (comms: one NCCL communicator per rank of the same group) and returns.
+void tensor_parallel_mlp(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                         p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape, p6::MlpEngine& engine,
+                         const p6::NcclComms& comms);

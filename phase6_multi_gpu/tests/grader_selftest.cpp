@@ -13,6 +13,7 @@
 #include "phase6_multi_gpu/nccl_support.h"
 #include "phase6_multi_gpu/tests/collectives_grading.h"
 #include "phase6_multi_gpu/tests/grading.h"
+#include "phase6_multi_gpu/tests/mlp_grading.h"
 #include "phase6_multi_gpu/tests/wrong_kernels.h"
 
 namespace {
@@ -182,4 +183,57 @@ TEST_CASE("the 6.03 grader's rank processes work on one GPU and a rank that neve
   CHECK(verdict.find("did not answer") != std::string::npos);
   CHECK(verdict.find("unique id") != std::string::npos);
   unsetenv("P6_PLANTED_BUG");
+}
+
+// ---- 6.05 tensor_parallel_mlp ---------------------------------------------------------------------------
+
+TEST_CASE("the 6.05 grader accepts a right tensor-parallel MLP and names every planted bug", "[gpu][grader][p6]") {
+  if (p6::visible_gpu_count() < 2) {
+    WARN("one GPU: the tensor-parallel plants need two (they run where two or more are visible)");
+    return;
+  }
+  const struct {
+    const char* what;
+    p6::test::ShardFn shard_w1, shard_w2;
+    p6::test::MlpLauncher launch;
+    const char* diagnosis;  // "" = the grader must accept it
+  } plants[] = {
+      {"a right split and step", planted_shard_w1_columns, planted_shard_w2_rows, planted_mlp_correct, ""},
+      {"the row-parallel GEMM without its all-reduce", planted_shard_w1_columns, planted_shard_w2_rows,
+       planted_mlp_no_allreduce, "missing all-reduce"},
+      {"W1 sharded by rows", planted_shard_w1_rows, planted_shard_w2_rows, planted_mlp_correct, "differs from"},
+      {"GELU after the all-reduce", planted_shard_w1_columns, planted_shard_w2_rows, planted_mlp_gelu_after_allreduce,
+       "differs from"},
+      {"rank 1's W2 shard at block 0's offset", planted_shard_w1_columns, planted_shard_w2_rank1_offset,
+       planted_mlp_correct, "differs from"},
+  };
+  for (const auto& p : plants) {
+    for (const p6::MlpShape& shape : p6::test::mlp_test_shapes(2)) {
+      if (shape.tokens == 1) continue;  // too small to tell some bugs from noise by design: the larger shapes do
+      INFO("planted: " << p.what << ", " << shape.describe());
+      const std::string verdict = p6::test::grade_mlp("planted", p.shard_w1, p.shard_w2, p.launch, 2, shape, 1);
+      INFO("grader said: " << verdict);
+      if (std::string(p.diagnosis).empty()) {
+        CHECK(verdict.empty());
+      } else {
+        CHECK(verdict.find(p.diagnosis) != std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("the 6.05 grader on one GPU: the GEMMs, the GELU and the tolerance accept a right MLP, reject GELU moved",
+          "[gpu][grader][p6]") {
+  for (const p6::MlpShape& shape : p6::test::mlp_test_shapes(1)) {
+    INFO(shape.describe());
+    const std::string right = p6::test::grade_mlp("planted", planted_shard_w1_columns, planted_shard_w2_rows,
+                                                  planted_mlp_correct, 1, shape, 1);
+    INFO("grader said: " << right);
+    CHECK(right.empty());
+    if (shape.tokens == 1) continue;
+    const std::string moved = p6::test::grade_mlp("planted", planted_shard_w1_columns, planted_shard_w2_rows,
+                                                  planted_mlp_gelu_after_allreduce, 1, shape, 1);
+    INFO("grader said: " << moved);
+    CHECK(moved.find("differs from") != std::string::npos);
+  }
 }
