@@ -15,7 +15,7 @@
 // Run:   ./workbook run 6.02 [-- --size 64M]
 // Check: ./workbook check 6.02
 // Aim:   >= 80% of NCCL's bus bandwidth on the same GPUs at 256 MiB (64M floats).
-// Previous: 6.01 peer_access (peer loads, link bound). Next: 6.04 overlap (gradient buckets).
+// Previous: 6.01 peer_access (peer loads, link bound). Next: 6.03 nccl_collectives (NCCL's collectives).
 
 #include <algorithm>
 #include <cstdint>

@@ -18,7 +18,7 @@
 // Run:   ./workbook run 6.04 [-- --size 64M]
 // Check: ./workbook check 6.04
 // Aim:   >= 90% of the overlap bound (max of compute alone and communication alone) on two GPUs.
-// Previous: 6.02 ring_allreduce (the all-reduce itself). Next: 6.06 ring_attention (the phase's capstone).
+// Previous: 6.03 nccl_collectives (NCCL drives the all-reduce here). Next: 6.05 tensor_parallel_mlp.
 
 #include <algorithm>
 #include <cstdint>

@@ -2,10 +2,13 @@
 // p6_bench: phase 6's reference launchers on every visible GPU (two or more; with fewer it prints one
 // line and exits 77): 6.01's peer_copy_read between GPUs 0 and 1, one way and both ways, against
 // cudaMemcpyPeerAsync; 6.02's ring_allreduce on all GPUs against NCCL's ncclAllReduce, as nccl-tests'
-// bus bandwidth; 6.04's overlapped step against its bound, max(backward alone, all-reduce alone); 6.06's
+// bus bandwidth; 6.03's NCCL collectives (an all-reduce sweep from 4 KiB to 1 GiB against the ring, the
+// other three collectives at each size); 6.04's overlapped step against its bound, max(backward alone,
+// all-reduce alone); 6.05's tensor-parallel MLP step against one GPU's (GFLOP/s in the rate column); 6.06's
 // ring attention against the same kernels on one GPU (its gbps column holds GFLOP/s, its percentage of
 // the reference is the speed-up x 100).
-// Every output checked exactly (random floats copied; small integers summed). Writes a CSV.
+// Every output checked exactly (random floats copied; small integers summed), the MLP and the ring
+// attention on sampled rows against their FP64 references and tolerances. Writes a CSV.
 //   p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]
 // --sizes are float counts (64M floats: 256 MiB).
 #include <algorithm>
@@ -35,8 +38,9 @@ const wb::BenchToolSpec kTool = {
     "p6_bench",
     "usage: p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]\n"
     "Times 6.01's peer_copy_read between GPUs 0 and 1 against cudaMemcpyPeerAsync, and 6.02's ring_allreduce\n"
-    "on every visible GPU against NCCL's ncclAllReduce (bus bandwidth as nccl-tests counts it), checks every\n"
-    "output, and writes the results as CSV. Needs two or more GPUs.\n",
+    "on every visible GPU against NCCL's ncclAllReduce (bus bandwidth as nccl-tests counts it), 6.03's NCCL\n"
+    "collectives (an all-reduce sweep from 4 KiB to 1 GiB against the ring; reduce-scatter, all-gather and\n"
+    "broadcast at each size), checks every output, and writes the results as CSV. Needs two or more GPUs.\n",
     {"--sizes"},
     10,
     "p6_bench.csv"};
@@ -147,6 +151,67 @@ int main(int argc, char** argv) {
                 "NCCL busbw", ring_ok ? "PASS" : "FAIL"});
       }
     }
+    // ---- 6.03: the solution's communicators and group calls; its all-reduce from 4 KiB to 1 GiB against
+    // 6.02's ring (latency first, bandwidth later), and the other three collectives at each --sizes size.
+    {
+      const std::vector<ncclComm_t> comms = nccl_comms_one_process(group);
+      const std::size_t top = std::size_t(1) << 28;  // floats: 1 GiB
+      p6::RankBuffers<float> send(group, top), recv(group, top);
+      send.fill(1.0f);
+      // Every input is 1: an all-reduce or reduce-scatter gives n everywhere, an all-gather or broadcast 1.
+      auto right = [&](std::size_t floats, float value) {
+        for (int r = 0; r < n; ++r) {
+          const std::vector<float> got = recv.download(r);
+          for (std::size_t i = 0; i < floats; ++i)
+            if (got[i] != value) return false;
+        }
+        return true;
+      };
+      auto run = [&](p6::Collective op, std::size_t count) {
+        return p6::bench_group(group, options, [&] {
+          nccl_collective(op, send.const_pointers(), recv.pointers(), count, 0, comms, group);
+        });
+      };
+      for (std::size_t bytes = 4096; bytes <= 4 * top; bytes *= 16) {
+        const std::size_t count = bytes / 4;
+        recv.fill(wb::poison_value<float>());
+        const wb::TimingStats tn = run(p6::Collective::AllReduce, count);
+        const bool nccl_ok = right(count, static_cast<float>(n));
+        recv.fill(wb::poison_value<float>());
+        const wb::TimingStats tr = p6::bench_group(
+            group, options, [&] { ring_allreduce(send.const_pointers(), recv.pointers(), count, group); });
+        const bool ring_ok = right(count, static_cast<float>(n));
+        const double nb = collective_busbw_gbs(p6::Collective::AllReduce, static_cast<double>(bytes), tn.median_ms, n);
+        const double rb = p6::allreduce_busbw_gbs(static_cast<double>(bytes), tr.median_ms, n);
+        add(Row{"6.02", "ring_allreduce_sweep", count, n, tr, rb, bound > 0 ? 100.0 * rb / bound : 0, 100.0 * rb / nb,
+                "NCCL busbw", ring_ok ? "PASS" : "FAIL"});
+        add(Row{"6.03", "nccl_allreduce_sweep", count, n, tn, nb, bound > 0 ? 100.0 * nb / bound : 0, 100.0 * nb / rb,
+                "ring busbw", nccl_ok ? "PASS" : "FAIL"});
+      }
+      for (std::size_t size : sizes) {
+        const std::size_t floats = std::min(size, top) / static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+        const wb::TimingStats ta = run(p6::Collective::AllReduce, floats);
+        const double ab = collective_busbw_gbs(p6::Collective::AllReduce, 4.0 * floats, ta.median_ms, n);
+        for (p6::Collective op :
+             {p6::Collective::ReduceScatter, p6::Collective::AllGather, p6::Collective::Broadcast}) {
+          const bool per_rank = op != p6::Collective::Broadcast;
+          const std::size_t count = per_rank ? floats / static_cast<std::size_t>(n) : floats;
+          recv.fill(wb::poison_value<float>());
+          const wb::TimingStats t = run(op, count);
+          const bool ok =
+              right(p6::recv_floats(op, count, n), op == p6::Collective::ReduceScatter ? static_cast<float>(n) : 1.0f);
+          const double b = collective_busbw_gbs(op, 4.0 * floats, t.median_ms, n);
+          add(Row{"6.03", std::string("nccl_") + p6::collective_name(op), floats, n, t, b,
+                  bound > 0 ? 100.0 * b / bound : 0, ab > 0 ? 100.0 * b / ab : 0, "all-reduce busbw",
+                  ok ? "PASS" : "FAIL"});
+        }
+      }
+      for (std::size_t r = 0; r < comms.size(); ++r) {
+        p6::DeviceScope scope(group.device(static_cast<int>(r)));
+        CUDA_CHECK(cudaStreamSynchronize(group.stream(static_cast<int>(r))));
+        ncclCommDestroy(comms[r]);
+      }
+    }
     // 6.04: the overlapped step (16 layers, the first size's floats of gradients per rank, buckets of its
     // own choice) against its bound: the backward alone and NCCL's all-reduce of everything alone, the
     // larger of the two; the serial step beside it. Small integers, so every sum is checked exactly.
@@ -211,6 +276,65 @@ int main(int argc, char** argv) {
               "overlap bound", "REF"});
       add(Row{"6.04", "overlap_step", count, n, to, bus(to), pct(bus(to)), 100.0 * tb.median_ms / to.median_ms,
               "overlap bound", ok ? "PASS" : "FAIL"});
+    }
+    // ---- 6.05: the tensor-parallel MLP step on every GPU against the whole MLP on GPU 0, 8192x8192x32768.
+    // Its rate column is GFLOP/s (4 T D H per step), its peak n x the BF16 tensor peak, its reference the
+    // one-GPU step (a percentage of its time: 180% = 1.8x faster).
+    {
+      const p6::MlpShape shape{8192, 8192, 32768};
+      const std::size_t TD = shape.tokens * shape.model, DH = shape.model * shape.hidden;
+      p6::MlpEngine engine(group);
+      wb::DeviceBuffer<p6::bf16> x_full, w1_full, w2_full, hidden_full;
+      wb::DeviceBuffer<float> y_one;
+      std::vector<p6::bf16> x(TD), w1(DH), w2(DH);
+      {
+        p6::DeviceScope scope(0);
+        x_full = wb::DeviceBuffer<p6::bf16>(TD);
+        w1_full = wb::DeviceBuffer<p6::bf16>(DH);
+        w2_full = wb::DeviceBuffer<p6::bf16>(DH);
+        hidden_full = wb::DeviceBuffer<p6::bf16>(shape.tokens * shape.hidden);
+        y_one = wb::DeviceBuffer<float>(TD);
+        p6::fill_uniform_bf16(x_full.data(), TD, wb::kDefaultSeed, 1.0f, group.stream(0));
+        p6::fill_uniform_bf16(w1_full.data(), DH, wb::kDefaultSeed + 1, 2.0f / 90.5f, group.stream(0));
+        p6::fill_uniform_bf16(w2_full.data(), DH, wb::kDefaultSeed + 2, 2.0f / 181.0f, group.stream(0));
+        CUDA_CHECK(cudaStreamSynchronize(group.stream(0)));
+        CUDA_CHECK(cudaMemcpy(x.data(), x_full.data(), TD * sizeof(p6::bf16), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(w1.data(), w1_full.data(), DH * sizeof(p6::bf16), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(w2.data(), w2_full.data(), DH * sizeof(p6::bf16), cudaMemcpyDeviceToHost));
+      }
+      std::vector<wb::DeviceBuffer<p6::bf16>> xs, w1s, w2s, hiddens;
+      std::vector<const p6::bf16*> xp, w1p, w2p;
+      std::vector<p6::bf16*> hp;
+      for (int r = 0; r < n; ++r) {
+        p6::DeviceScope scope(group.device(r));
+        xs.emplace_back(x);
+        w1s.emplace_back(shard_w1(w1, shape, r, n));
+        w2s.emplace_back(shard_w2(w2, shape, r, n));
+        hiddens.emplace_back(shape.tokens * shape.hidden / static_cast<std::size_t>(n));
+        xp.push_back(xs.back().data());
+        w1p.push_back(w1s.back().data());
+        w2p.push_back(w2s.back().data());
+        hp.push_back(hiddens.back().data());
+      }
+      p6::RankBuffers<float> y(group, TD);
+      auto one = [&] {
+        mlp_one_gpu(engine, 0, x_full.data(), w1_full.data(), w2_full.data(), hidden_full.data(), y_one.data(), shape);
+      };
+      auto split = [&] {
+        tensor_parallel_mlp(xp.data(), w1p.data(), w2p.data(), hp.data(), y.pointers(), shape, engine, comms);
+      };
+      const wb::TimingStats t1 = p6::bench_group(group, options, one);
+      const wb::TimingStats tn = p6::bench_group(group, options, split);
+      std::vector<double> ref, tol;
+      p6::mlp_reference_row(x, w1, w2, shape, 0, &ref, &tol);
+      const std::vector<float> got = y.download(n - 1);
+      bool ok = true;
+      for (std::size_t k = 0; k < shape.model; ++k) ok = ok && std::fabs(got[k] - ref[k]) <= tol[k];
+      const double peak = wb::bf16_peak_gflops(wb::query_device(0));
+      const double g1 = shape.flops() / t1.median_ms * 1e-6, gn = shape.flops() / tn.median_ms * 1e-6;
+      add(Row{"ref", "mlp_one_gpu_gflops", TD, 1, t1, g1, peak > 0 ? 100.0 * g1 / peak : 0, 100.0, "one GPU", "REF"});
+      add(Row{"6.05", "tensor_parallel_mlp_gflops", TD, n, tn, gn, peak > 0 ? 100.0 * gn / (n * peak) : 0,
+              100.0 * t1.median_ms / tn.median_ms, "one GPU", ok ? "PASS" : "FAIL"});
     }
     // 6.06: ring attention on every GPU against the same kernels on GPU 0 alone (8 heads x 8192 x 128,
     // FP32, non-causal), sampled rows checked against phase 5's CPU reference in double.

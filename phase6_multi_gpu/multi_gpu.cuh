@@ -32,6 +32,44 @@ void peer_copy_read(float* dst, const float* src, std::size_t count, cudaStream_
 // more. Uses the group's events only.
 void ring_allreduce(const float* const* send, float* const* recv, std::size_t count, p6::RankGroup& group);
 
+// ---- 6.03 nccl_collectives ------------------------------------------------------------------------------
+// (phase6_multi_gpu/collectives.h: the Collective enum, NCCL's count convention, the rank processes.)
+
+#include <nccl.h>
+
+#include <vector>
+
+#include "phase6_multi_gpu/collectives.h"
+
+// One communicator per rank of a real group, made by this one process for all of its GPUs.
+std::vector<ncclComm_t> nccl_comms_one_process(const p6::RankGroup& group);
+
+// One rank's part of collective `op` on its communicator and stream: `count` as NCCL counts it
+// (collectives.h), `root` for the broadcast. In place when send == recv: then both name the start of the
+// rank's one buffer (rank_layout in collectives.h says what it holds). Enqueues and returns.
+void nccl_issue(p6::Collective op, const float* send, float* recv, std::size_t count, int root, ncclComm_t comm,
+                cudaStream_t stream);
+
+// Collective `op` on every rank of the group, driven by this one process (comms from nccl_comms_one_process,
+// send[r] and recv[r] on rank r's device as nccl_issue takes them). Enqueues on the ranks' streams and returns.
+void nccl_collective(p6::Collective op, const float* const* send, float* const* recv, std::size_t count, int root,
+                     const std::vector<ncclComm_t>& comms, const p6::RankGroup& group);
+
+// The launcher's side of one process per GPU: gives every rank process (already started, each waiting on
+// its stdin) what it needs to join one communicator.
+void nccl_share_unique_id(p6::RankProcesses& processes);
+
+// Inside rank `rank`'s own process (GPU `rank`): joins the communicator of `ranks` ranks, reading what the
+// launcher sent from the file descriptor `from_parent`. Returns the communicator.
+ncclComm_t nccl_join_as_rank(int rank, int ranks, int from_parent);
+
+// Bus bandwidth in GB/s as nccl-tests counts it (its doc/PERFORMANCE.md), for collective `op` of `bytes`
+// (collective_bytes: the larger buffer of one rank) that took `ms` on `ranks` ranks.
+double collective_busbw_gbs(p6::Collective op, double bytes, double ms, int ranks);
+
+// The name of the rank worker program built with this exercise (beside the lesson and the test).
+const char* nccl_collectives_worker();
+
 // ---- 6.04 overlap -------------------------------------------------------------------------------------
 
 #include "phase6_multi_gpu/overlap_support.h"
@@ -47,6 +85,26 @@ void ring_allreduce(const float* const* send, float* const* recv, std::size_t co
 // stream reads or writes it any more. Any group of 1 to 8 ranks, real or virtual.
 void overlap_step(const p6::BackwardModel& model, float* const* grad, std::size_t bucket_floats, p6::RankGroup& group,
                   p6::GradientComm& comm);
+
+// ---- 6.05 tensor_parallel_mlp ---------------------------------------------------------------------------
+// (phase6_multi_gpu/mlp_support.h: the shapes, BF16 GEMMs on cuBLAS, the GELU, the one-GPU MLP.)
+
+#include "phase6_multi_gpu/mlp_support.h"
+#include "phase6_multi_gpu/nccl_support.h"
+
+// Rank `rank`'s part of W1 (model x hidden, row-major, the whole matrix on the host) for `ranks` ranks, as
+// the rank's first GEMM takes it (model x hidden / ranks, row-major). hidden divides by ranks.
+std::vector<p6::bf16> shard_w1(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank, int ranks);
+// Rank `rank`'s part of W2 (hidden x model, row-major), as its second GEMM takes it (hidden / ranks x model).
+std::vector<p6::bf16> shard_w2(const std::vector<p6::bf16>& w2, const p6::MlpShape& shape, int rank, int ranks);
+
+// One step of the tensor-parallel MLP on every rank of the engine's group: x[r] (tokens x model, BF16) on
+// every rank, w1[r] and w2[r] the rank's shards (shard_w1, shard_w2), hidden[r] a scratch of tokens x
+// hidden / ranks BF16; afterwards y[r] (tokens x model, FP32) holds all of Y = GELU(X W1) W2 on every rank.
+// Enqueues on the ranks' streams (comms: one NCCL communicator per rank of the same group) and returns.
+void tensor_parallel_mlp(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                         p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape, p6::MlpEngine& engine,
+                         const p6::NcclComms& comms);
 
 // ---- 6.06 ring_attention ------------------------------------------------------------------------------
 

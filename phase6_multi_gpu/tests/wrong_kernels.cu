@@ -131,3 +131,104 @@ void planted_copy_vector_index_mixup(float* dst, const float* src, std::size_t c
 void planted_copy_nothing(float* dst, const float* src, std::size_t count, cudaStream_t stream) {
   (void)dst, (void)src, (void)count, (void)stream;
 }
+
+// ---- 6.05 ------------------------------------------------------------------------------------------------
+
+#include "phase2_elementwise/activations.cuh"
+
+std::vector<p6::bf16> planted_shard_w1_columns(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank,
+                                               int ranks) {
+  const std::size_t part = shape.hidden / static_cast<std::size_t>(ranks),
+                    first = part * static_cast<std::size_t>(rank);
+  std::vector<p6::bf16> shard(shape.model * part);
+  for (std::size_t k = 0; k < shape.model; ++k)
+    for (std::size_t j = 0; j < part; ++j) shard[k * part + j] = w1[k * shape.hidden + first + j];
+  return shard;
+}
+
+std::vector<p6::bf16> planted_shard_w2_rows(const std::vector<p6::bf16>& w2, const p6::MlpShape& shape, int rank,
+                                            int ranks) {
+  const std::size_t part = shape.hidden / static_cast<std::size_t>(ranks),
+                    first = part * static_cast<std::size_t>(rank);
+  return std::vector<p6::bf16>(w2.begin() + static_cast<std::ptrdiff_t>(first * shape.model),
+                               w2.begin() + static_cast<std::ptrdiff_t>((first + part) * shape.model));
+}
+
+std::vector<p6::bf16> planted_shard_w1_rows(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank,
+                                            int ranks) {
+  const std::size_t size = shape.model * (shape.hidden / static_cast<std::size_t>(ranks));
+  return std::vector<p6::bf16>(w1.begin() + static_cast<std::ptrdiff_t>(size * static_cast<std::size_t>(rank)),
+                               w1.begin() + static_cast<std::ptrdiff_t>(size * static_cast<std::size_t>(rank + 1)));
+}
+
+std::vector<p6::bf16> planted_shard_w2_rank1_offset(const std::vector<p6::bf16>& w2, const p6::MlpShape& shape,
+                                                    int rank, int ranks) {
+  return planted_shard_w2_rows(w2, shape, rank == 1 ? 0 : rank, ranks);
+}
+
+namespace {
+
+enum class MlpBug { None, NoAllreduce, GeluAfterAllreduce };
+
+__global__ void planted_to_bf16_kernel(const float* in, p6::bf16* out, std::size_t count) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    out[i] = __float2bfloat16_rn(in[i]);
+}
+
+__global__ void planted_gelu_kernel(float* y, std::size_t count) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    y[i] = gelu_tanh_device(y[i]);
+}
+
+void planted_mlp(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                 p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape, p6::MlpEngine& engine,
+                 const p6::NcclComms& comms, MlpBug bug) {
+  const p6::RankGroup& group = engine.group();
+  const int n = group.size();
+  const std::size_t part = shape.hidden / static_cast<std::size_t>(n), th = shape.tokens * part;
+  for (int r = 0; r < n; ++r) engine.scratch(r, th);
+  for (int r = 0; r < n; ++r) {
+    float* z = engine.scratch(r, th);
+    engine.gemm(r, x[r], w1[r], z, shape.tokens, part, shape.model);
+    if (bug == MlpBug::GeluAfterAllreduce) {
+      p6::DeviceScope scope(group.device(r));
+      planted_to_bf16_kernel<<<256, 256, 0, group.stream(r)>>>(z, hidden[r], th);
+      CUDA_CHECK_KERNEL();
+    } else {
+      engine.gelu_to_bf16(r, z, hidden[r], th);
+    }
+    engine.gemm(r, hidden[r], w2[r], y[r], shape.tokens, shape.model, part);
+  }
+  if (bug == MlpBug::NoAllreduce) return;
+  NCCL_CHECK(ncclGroupStart());
+  for (int r = 0; r < n; ++r)
+    NCCL_CHECK(
+        ncclAllReduce(y[r], y[r], shape.tokens * shape.model, ncclFloat, ncclSum, comms.comm(r), group.stream(r)));
+  NCCL_CHECK(ncclGroupEnd());
+  if (bug == MlpBug::GeluAfterAllreduce)
+    for (int r = 0; r < n; ++r) {
+      p6::DeviceScope scope(group.device(r));
+      planted_gelu_kernel<<<256, 256, 0, group.stream(r)>>>(y[r], shape.tokens * shape.model);
+      CUDA_CHECK_KERNEL();
+    }
+}
+
+}  // namespace
+
+void planted_mlp_correct(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                         p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape, p6::MlpEngine& engine,
+                         const p6::NcclComms& comms) {
+  planted_mlp(x, w1, w2, hidden, y, shape, engine, comms, MlpBug::None);
+}
+void planted_mlp_no_allreduce(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                              p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape,
+                              p6::MlpEngine& engine, const p6::NcclComms& comms) {
+  planted_mlp(x, w1, w2, hidden, y, shape, engine, comms, MlpBug::NoAllreduce);
+}
+void planted_mlp_gelu_after_allreduce(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                                      p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape,
+                                      p6::MlpEngine& engine, const p6::NcclComms& comms) {
+  planted_mlp(x, w1, w2, hidden, y, shape, engine, comms, MlpBug::GeluAfterAllreduce);
+}

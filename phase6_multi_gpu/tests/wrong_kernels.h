@@ -31,3 +31,33 @@ void planted_copy_one_pass(float* dst, const float* src, std::size_t count, cuda
 void planted_copy_writes_one_past(float* dst, const float* src, std::size_t count, cudaStream_t stream);
 void planted_copy_vector_index_mixup(float* dst, const float* src, std::size_t count, cudaStream_t stream);
 void planted_copy_nothing(float* dst, const float* src, std::size_t count, cudaStream_t stream);
+
+// ---- 6.05: a tensor-parallel MLP, right or with one bug --------------------------------------------------
+
+#include <vector>
+
+#include "phase6_multi_gpu/mlp_support.h"
+#include "phase6_multi_gpu/nccl_support.h"
+
+// W1 by columns, W2 by rows, block `rank` of the hidden units (right).
+std::vector<p6::bf16> planted_shard_w1_columns(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank,
+                                               int ranks);
+std::vector<p6::bf16> planted_shard_w2_rows(const std::vector<p6::bf16>& w2, const p6::MlpShape& shape, int rank,
+                                            int ranks);
+// W1 cut into contiguous pieces of the row-major array (its rows), read as model x hidden / ranks.
+std::vector<p6::bf16> planted_shard_w1_rows(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank,
+                                            int ranks);
+// W2's rows right, except rank 1 takes block 0's.
+std::vector<p6::bf16> planted_shard_w2_rank1_offset(const std::vector<p6::bf16>& w2, const p6::MlpShape& shape,
+                                                    int rank, int ranks);
+// The step right; without its all-reduce; with the reduction of the pre-activations' products before GELU
+// (Y = GELU(sum_r (X W1_r) W2_r): GELU moved past the all-reduce).
+void planted_mlp_correct(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                         p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape, p6::MlpEngine& engine,
+                         const p6::NcclComms& comms);
+void planted_mlp_no_allreduce(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                              p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape,
+                              p6::MlpEngine& engine, const p6::NcclComms& comms);
+void planted_mlp_gelu_after_allreduce(const p6::bf16* const* x, const p6::bf16* const* w1, const p6::bf16* const* w2,
+                                      p6::bf16* const* hidden, float* const* y, const p6::MlpShape& shape,
+                                      p6::MlpEngine& engine, const p6::NcclComms& comms);

@@ -17,7 +17,7 @@
 // Run:   ./workbook run 6.06 [-- --size 8x8192x128]
 // Check: ./workbook check 6.06
 // Aim:   >= 1.8x the same attention on one GPU, on two GPUs (FP32).
-// Previous: 6.04 overlap (streams and events between compute and copies). Next: phase 6's benchmark, p6_bench.
+// Previous: 6.05 tensor_parallel_mlp (6.04 overlap taught the streams and events). Next: p6_bench.
 
 #include <algorithm>
 #include <cmath>
