@@ -77,12 +77,23 @@ std::string judge_collective(const CollectiveJob& job, int ranks, int rank, cons
   }
   if (wrong == 0) return "";
   report << wrong << " of " << expected.size() << " result elements wrong; the first:" << first.str() << "\n";
-  if (untouched == expected.size())
-    return report.str() + "Output untouched: nothing was written (is " + nccl_call(job.op) + " called for this rank?).";
+  if (untouched == expected.size()) {
+    // A reduce-scatter given the send buffer's count divided by the ranks writes nothing when that rounds to 0.
+    const std::string count_note =
+        job.op == Collective::ReduceScatter
+            ? " Or its count is too small: NCCL's recvcount is what each rank receives, the whole count per rank; "
+              "divided by the rank count, a small count rounds to 0 and nothing is written."
+            : "";
+    return report.str() + "Output untouched: nothing was written (is " + nccl_call(job.op) +
+           " called for this rank?)." + count_note;
+  }
   if (untouched > 0 && untouched == wrong && first_untouched > last_right)
     return report.str() + "Only the first " + std::to_string(first_untouched) + " elements were written: the count " +
            "given to " + nccl_call(job.op) + " is too small (NCCL's count: each rank's recvcount for a " +
            "reduce-scatter, sendcount for an all-gather; collectives.h).";
+  if (job.op == Collective::Broadcast && poison_of_other == wrong && poisoned != job.root)
+    return report.str() + "It holds what rank " + std::to_string(poisoned) + "'s buffer held before the call, and " +
+           "NCCL reads only the root's (rank " + std::to_string(job.root) + "): a broadcast from the wrong root.";
   if (poison_of_other > 0)
     return report.str() + "It holds what rank " + std::to_string(poisoned) + "'s buffer held before the call: a " +
            "pointer at the wrong offset (in place, NCCL expects the rank's own block of the buffer) or a count " +

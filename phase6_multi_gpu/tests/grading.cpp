@@ -84,7 +84,7 @@ std::string grade_peer_copy(const char* name, PeerCopyLauncher launch, int dst_d
   report << name << ": GPU " << dst_device << " reading GPU " << src_device << ", count " << count << ", dst offset "
          << dst_offset << ", src offset " << src_offset << ", seed " << seed << " (WB_SEED):\n";
   for (std::size_t i = 0; i < dst_offset; ++i)
-    if (got[i] != wb::poison_value<float>())
+    if (!wb::same_bits(got[i], wb::poison_value<float>()))
       return report.str() + "wrote before dst (index " + std::to_string(i) + " of the " + std::to_string(dst_offset) +
              " floats in front of it): a loop that starts below 0 or an address rounded down to 16 bytes.";
   if (!guards.ok()) return report.str() + guards.describe(name);
@@ -92,7 +92,7 @@ std::string grade_peer_copy(const char* name, PeerCopyLauncher launch, int dst_d
   for (std::size_t i = 0; i < count; ++i) {
     const float v = got[dst_offset + i];
     if (v == host[i]) continue;
-    if (v == wb::poison_value<float>()) {
+    if (wb::same_bits(v, wb::poison_value<float>())) {
       if (untouched++ == 0) first_untouched = i;
     } else if (wrong++ == 0) {
       first_wrong = i;

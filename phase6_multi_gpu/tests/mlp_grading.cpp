@@ -98,7 +98,7 @@ std::string grade_mlp(const char* name, ShardFn shard_w1, ShardFn shard_w2, MlpL
         std::ostringstream report;
         report << context.str() << "rank " << r << "'s Y[" << t << "][" << k << "] = " << v << ", expected " << ref[k]
                << " within " << tol[k] << " (BF16 rounding of the hidden activation and FP32 sums).\n";
-        if (v == wb::poison_value<float>()) return report.str() + "Output untouched: y was never written.";
+        if (wb::same_bits(v, wb::poison_value<float>())) return report.str() + "Output untouched: y was never written.";
         // Does this rank's row equal its own partial sum (its block of hidden units only)?
         const std::size_t j0 = part * static_cast<std::size_t>(r);
         const std::vector<double> mine = partial_row(x, w1, w2, shape, t, j0, j0 + part);
