@@ -28,6 +28,14 @@ void device_free(void* ptr) noexcept;
 void* pinned_alloc(std::size_t bytes);
 void pinned_free(void* ptr) noexcept;
 
+// A cudaMemcpy from pageable host memory may return before its DMA has reached the device (the CUDA
+// Runtime API's "API synchronization behavior"). Work on the legacy default stream or on blocking
+// streams is ordered after it anyway, but a stream made with cudaStreamNonBlocking (phase 6's ranks) is
+// not: a kernel there could read the buffer before the data lands. So every upload waits for its copy.
+inline void wait_for_upload() {
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
 template <typename T>
 class DeviceBuffer {
  public:
@@ -53,6 +61,7 @@ class DeviceBuffer {
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
     if (count_ > 0) CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    wait_for_upload();
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);
@@ -149,6 +158,7 @@ class GuardedDeviceBuffer {
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw std::invalid_argument("GuardedDeviceBuffer::upload: size mismatch");
     if (count_ > 0) CUDA_CHECK(cudaMemcpy(data(), host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice));
+    wait_for_upload();
   }
   void fill(T value) { upload(std::vector<T>(count_, value)); }
   std::vector<T> download() const {

@@ -41,9 +41,18 @@ if [ ! -x "$sanitizer" ]; then
   exit 1
 fi
 
+# Phase 6's programs (p6_*) make CUDA calls that return errors they expect and handle (enabling peer
+# access that is already on; NCCL probing which kernel images load), and NCCL's own kernels read staging
+# memory they have not written: neither is a finding about the exercise's code, so those runs leave out
+# API errors and NCCL's kernels.
+options=()
+case "$(basename "$1")" in
+  p6_*) options=(--report-api-errors no --kernel-name-exclude kns=nccl) ;;
+esac
+
 output=$(mktemp)
 trap 'rm -f "$output"' EXIT
-"$sanitizer" --tool "$tool" --error-exitcode 99 "$@" >"$output" 2>&1
+"$sanitizer" --tool "$tool" --error-exitcode 99 ${options[@]+"${options[@]}"} "$@" >"$output" 2>&1
 rc=$?
 cat "$output"
 
