@@ -119,18 +119,11 @@ std::string check_job(p6::CollectiveWorkers& workers, const p6::CollectiveJob& j
   return "";
 }
 
-// Least squares t = alpha + beta x over the points.
+// t = alpha + beta x through the smallest point (all latency) and the largest (all bandwidth): a least-squares
+// line would let the large sizes' noise swing alpha, even below zero.
 void fit_line(const std::vector<double>& x, const std::vector<double>& t, double* alpha, double* beta) {
-  double sx = 0, st = 0, sxx = 0, sxt = 0;
-  const double m = static_cast<double>(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sx += x[i];
-    st += t[i];
-    sxx += x[i] * x[i];
-    sxt += x[i] * t[i];
-  }
-  *beta = (m * sxt - sx * st) / (m * sxx - sx * sx);
-  *alpha = (st - *beta * sx) / m;
+  *beta = (t.back() - t.front()) / (x.back() - x.front());
+  *alpha = t.front() - *beta * x.front();
 }
 
 int nccl_collectives_lesson(wb::Lesson& lesson) {
@@ -140,8 +133,8 @@ int nccl_collectives_lesson(wb::Lesson& lesson) {
     return skip;
   const int n = std::min(p6::visible_gpu_count(), 8);
   const std::size_t max_bytes = lesson.size_or(std::size_t(1) << 30);
-  if (max_bytes < 4096 || max_bytes % (4 * static_cast<std::size_t>(n)) != 0)
-    throw wb::UsageError("--size is the largest collective in bytes: at least 4K and a multiple of 4 x " +
+  if (max_bytes < 65536 || max_bytes % (4 * static_cast<std::size_t>(n)) != 0)
+    throw wb::UsageError("--size is the largest collective in bytes: at least 64K and a multiple of 4 x " +
                          std::to_string(n) + " (e.g. 1G, 256M)");
   lesson.require_memory(2.0 * static_cast<double>(max_bytes), 0.0);
   const p6::NetworkModelOptions net = p6::network_model_options();
@@ -182,6 +175,7 @@ int nccl_collectives_lesson(wb::Lesson& lesson) {
   std::vector<double> sizes, x, t_ar;
   double peak_busbw = 0, busbw_256m = 0;
   wb::TimingStats time_256m;
+  std::size_t ref_bytes = 0;
   std::size_t half_point = 0;
   for (std::size_t bytes = 4096; bytes <= max_bytes; bytes *= 4) {
     std::printf("%10s", wb::format_count(bytes).c_str());
@@ -199,7 +193,7 @@ int nccl_collectives_lesson(wb::Lesson& lesson) {
         x.push_back(2.0 * (n - 1) / n * static_cast<double>(bytes));
         t_ar.push_back(time.median_ms * 1e-3);
         if (busbw > peak_busbw) peak_busbw = busbw;
-        if (bytes <= (std::size_t(256) << 20)) busbw_256m = busbw, time_256m = time;
+        if (bytes <= (std::size_t(256) << 20)) busbw_256m = busbw, time_256m = time, ref_bytes = bytes;
       }
     }
     std::printf("\n");
@@ -215,8 +209,10 @@ int nccl_collectives_lesson(wb::Lesson& lesson) {
   double alpha = 0, beta = 0;
   fit_line(x, t_ar, &alpha, &beta);
   const double link_gbs = beta > 0 ? 1e-9 / beta : 0;
-  std::printf("\nalpha-beta fit on %d GPUs: alpha %.1f us, link %.0f GB/s; the model against the measured points:\n", n,
-              1e6 * alpha, link_gbs);
+  std::printf(
+      "\nalpha-beta through the smallest and largest points on %d GPUs: alpha %.1f us, link %.0f GB/s; the model "
+      "against the measured points:\n",
+      n, 1e6 * alpha, link_gbs);
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const double model = alpha + beta * x[i];
     std::printf("  %10s  measured %10.1f us  model %10.1f us  error %+6.1f%%\n",
@@ -251,7 +247,6 @@ int nccl_collectives_lesson(wb::Lesson& lesson) {
       " messages on many nodes and rings where bandwidth dominates; --net-gbps and --net-us change the network)\n\n");
 
   // 4. The result: your communicators and your busbw formula against the harness's NCCL all-reduce.
-  const std::size_t ref_bytes = std::min(max_bytes, std::size_t(256) << 20);
   p6::NcclComms yardstick(group);
   const wb::TimingStats ref_time = p6::bench_group(
       group, options, [&] { yardstick.allreduce_sum(send.const_pointers(), recv.pointers(), ref_bytes / 4); });

@@ -209,7 +209,9 @@ RankProcesses::RankProcesses(const std::string& program, const std::vector<std::
     if (pid == 0) {
       // The child: its stdin from the parent, fd 3 back to it (dup2 clears close-on-exec), then exec: a
       // fresh process image, so CUDA starts anew (a forked child cannot use its parent's CUDA context).
-      if (dup2(down[0], kFromParentFd) < 0 || dup2(up[1], kToParentFd) < 0) _exit(127);
+      // (dup2 onto the same fd keeps close-on-exec: clear it there.)
+      if (down[0] == kFromParentFd ? fcntl(down[0], F_SETFD, 0) < 0 : dup2(down[0], kFromParentFd) < 0) _exit(127);
+      if (up[1] == kToParentFd ? fcntl(up[1], F_SETFD, 0) < 0 : dup2(up[1], kToParentFd) < 0) _exit(127);
       execve(program_.c_str(), argv.data(), envp.data());
       _exit(127);
     }
