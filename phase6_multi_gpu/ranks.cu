@@ -154,7 +154,12 @@ void RankGroup::barrier() {
 
 void hold_rank(const RankGroup& group, int r, double ms) {
   DeviceScope scope(group.device(r));
-  hold_kernel<<<1, 1, 0, group.stream(r)>>>(static_cast<unsigned long long>(ms * 1e6));
+  hold_stream(group.stream(r), ms);
+}
+
+void hold_stream(cudaStream_t stream, double ms) {
+  if (ms <= 0) return;
+  hold_kernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(ms * 1e6));
   CUDA_CHECK_KERNEL();
 }
 

@@ -92,6 +92,9 @@ class RankGroup {
 // For graders: rank r's stream waits `ms` milliseconds on the GPU (the kernel hold_after_barrier uses),
 // so that what is enqueued on it next (a late input) runs after the other ranks have started.
 void hold_rank(const RankGroup& group, int r, double ms);
+// The same hold on any stream of the current device (a copy or communication stream of the graders);
+// nothing for ms <= 0.
+void hold_stream(cudaStream_t stream, double ms);
 
 // One buffer of `count` T per rank, each on its rank's device, ringed with canaries (wb's
 // GuardedDeviceBuffer: poisoned at first, guards checked by the graders). pointers()[r] is rank r's.

@@ -10,19 +10,6 @@
 
 namespace p6 {
 
-namespace {
-
-__global__ void ring_hold_kernel(unsigned long long ns) {
-  unsigned long long start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
-
-}  // namespace
-
 void validate_ring_shape(const RingAttentionShape& s) {
   if (s.d != 64 && s.d != 128)
     throw std::invalid_argument("ring attention: head dimension d must be 64 or 128, got " + std::to_string(s.d));
@@ -116,10 +103,7 @@ void RingKV::send(int from, const float* k_src, const float* v_src, std::size_t 
                                 std::to_string(state_->block));
   DeviceScope scope(group_.device(from));
   cudaStream_t stream = copy_stream(from);
-  if (hold_ms_ > 0) {
-    ring_hold_kernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(hold_ms_ * 1e6));
-    CUDA_CHECK_KERNEL();
-  }
+  if (hold_ms_ > 0) hold_stream(stream, hold_ms_);
   if (floats == 0) return;
   const std::size_t bytes = floats * sizeof(float);
   CUDA_CHECK(cudaMemcpyPeerAsync(k(to, slot), group_.device(to), k_src, group_.device(from), bytes, stream));
