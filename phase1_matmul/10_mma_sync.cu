@@ -89,7 +89,7 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   cp_async_wait<0>();  // only empty groups remain, but a block must not exit with copies in flight
 
   // TODO(1.10): write the warp's accumulators to C with store_pair (it applies alpha, beta and the
-  //             bounds). Which element of C each acc[i][j][r] is follows from the mma.sync
+  //             bounds). Which element of C each accumulator is follows from the mma.sync
   //             accumulator layout in mma_sm80.cuh (about 8 lines).
 }
 
