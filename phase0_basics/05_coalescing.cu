@@ -35,22 +35,20 @@ constexpr int kBlockSize = 256;
 // bytes apart, so one warp load touches 32 different 32-byte sectors and uses 4 bytes of each.
 __global__ void scale_row_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
                                             float s) {
-  // TODO(0.05): let r be this thread's global index: the row it owns (1 line).
-  // The grid is rounded up to whole blocks: threads past the last row have no row to walk.
-  // TODO(0.05): return when r is past the last row (1 line).
-  // std::size_t before multiplying: r * cols overflows int once the matrix has 2^31 elements.
-  // TODO(0.05): walk along row r and write each of its elements times s (2 lines).
+  // The grid is rounded up to whole blocks, so some threads have no row; an element's offset passes
+  // 2^31 once the matrix has 2^31 elements.
+  // TODO(0.05): the thread numbered t across the whole grid writes out = in * s for every element of
+  //             row t; a thread without a row writes nothing (about 4 lines).
 }
 
 // Coalesced: at step r, lane t of a warp reads in[r * cols + c0 + t]. The 32 addresses are
 // consecutive: 128 bytes in 4 sectors (one cache line when cols is a multiple of 32), nothing wasted.
 __global__ void scale_column_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                int cols, float s) {
-  // TODO(0.05): let c be this thread's global index: the column it owns (1 line).
-  // The grid covers the columns rounded up: threads past the last column have no column to walk.
-  // TODO(0.05): return when c is past the last column (1 line).
-  // TODO(0.05): walk down column c, row by row, and write each of its elements times s; compute the
-  //             offsets in std::size_t (about 4 lines).
+  // The grid covers the columns rounded up: some threads have no column to walk.
+  // TODO(0.05): the thread numbered t across the whole grid writes out = in * s for every element of
+  //             column t, row by row; a thread without a column writes nothing, and no offset may
+  //             overflow (about 6 lines).
 }
 
 }  // namespace

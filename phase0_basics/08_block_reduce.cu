@@ -6,9 +6,8 @@
 // combine their sums without a second kernel.
 // Task: *result = sum of in[0..n): each thread sums its share, the block combines its 256 sums in
 // shared memory, and one atomic per block adds the block's sum to *result.
-// You decide: which thread adds which slot at each step of the tree (so that whole warps work or idle,
-//             and a warp reads neighbouring slots); where the barrier goes so that every thread reaches
-//             it; which thread publishes the block's sum.
+// You decide: which thread adds which slot at each step of the tree; where the barrier goes so that
+//             every thread reaches it; which thread publishes the block's sum.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (the tree in shared memory); CUDA C++
 // Programming Guide, "Atomic Functions" (one atomicAdd per block).
 // Run:   ./workbook run 0.08 [-- --size 64M]
@@ -35,21 +34,22 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
   __shared__ float partial[kBlockSize];
   const unsigned tid = threadIdx.x;
 
-  // Step 1: each thread sums its share in a register. The grid-stride loop keeps neighbouring threads
-  // on neighbouring floats (coalesced) and lets a grid capped at one wave cover any n.
+  // Step 1: each thread sums its share in a register. The grid is capped at one wave (see the
+  // launcher), far fewer threads than n, so each thread adds many elements; neighbouring threads
+  // should read neighbouring floats at every step (coalesced).
   // `#pragma unroll 4` here would not put 4 loads in flight: the trip count is unknown, so an exit test
   // still sits between loads (see the phase README's pitfalls; 2.01 shows what does batch them).
   float sum = 0.0f;
-  // TODO(0.08): add this thread's share of in to sum with a grid-stride loop, as in 0.02 (about 4 lines;
-  //             use std::size_t).
+  // TODO(0.08): add this thread's share of in to sum, so that across the grid every element of in is
+  //             added exactly once for any n (indices pass 2^31 on large inputs) (about 4 lines).
   partial[tid] = sum;
   // Every slot must be written before any thread reads a neighbour's.
   __syncthreads();
 
   // Step 2: a tree. Each step halves the number of live partial sums, until partial[0] holds them all.
-  // Which threads add which slots decides the speed: threads that work side by side keep whole warps
-  // busy or idle (no divergence inside a warp), and a warp that reads 32 neighbouring slots hits 32
-  // different banks.
+  // Which threads add which slots decides the speed. For your choice, count at each step: how many
+  // warps hold both adding and idle threads (a warp whose threads split at a branch runs both sides),
+  // and how many banks one warp's reads fall into (0.06)?
   // TODO(0.08): reduce partial[] to the block's sum in partial[0]. No thread may read a slot before its
   //             writer is done with it, and every thread of the block reaches every barrier
   //             (about 5 lines).
@@ -73,7 +73,8 @@ constexpr int kBlocksPerSm = 8;
 void reduce_sum_atomic(const float* in, float* result, std::size_t n, cudaStream_t stream) {
   // atomicAdd adds to whatever *result holds (the last call's sum, or garbage), so start from 0, on
   // the same stream so the zero lands before the kernel. For n = 0 that 0 is the answer: the empty sum.
-  // TODO(0.08): set *result to 0 on `stream` (1 line; cudaMemsetAsync inside CUDA_CHECK).
+  // TODO(0.08): make *result 0 before any block adds to it, ordered before the launch below and
+  //             error-checked like every CUDA call (1 line).
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch
   reduce_sum_atomic_kernel<<<wb::grid_stride_blocks(n, kBlockSize, kBlocksPerSm), kBlockSize, 0, stream>>>(in, result,
                                                                                                            n);

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
 // 0.11 histogram (capstone): count a gigabyte of bytes into 256 bins as fast as the library does.
 //
-// You learn: to design a memory-bound kernel whose writes collide, from what phase 0 taught (shared
-// memory, atomics, wide loads and bytes in flight), and to keep it fast when the input sends every
-// write to the same place.
+// You learn: to design a memory-bound kernel whose writes collide, from what phase 0 taught, and to
+// keep it fast when the input sends every write to the same place.
 // Task: bins[b] = how many of data[0..n) fall into bin b; byte v falls into bin v * num_bins / 256
 // (num_bins 1..256; with 256 bins, bin v). data may start at any byte address; n is a std::size_t
 // below 2^32. bins arrives full of garbage and must hold exactly the histogram after every call.
-// You decide: where counts live until a block is done (one copy per block, per warp, ...); how many
-//             bytes each thread keeps in flight, and how the unaligned head and the tail are read;
-//             how input that is one value repeated keeps its atomics from piling up on one counter.
+// You decide: where the counts live while the bytes stream past; how many bytes each thread keeps
+//             in flight, and how it reads them from any start address; what keeps input that is one
+//             value repeated as fast as random bytes.
 // Source: Nikolay Sakharnykh, "GPU Pro Tip: Fast Histograms Using Shared Atomics on Maxwell" (NVIDIA
-// blog: per-block histograms in shared memory); the CUB documentation, cub::DeviceHistogram.
+// blog); the CUB documentation, cub::DeviceHistogram.
 // Run:   ./workbook run 0.11 [-- --size 1G]
 // Check: ./workbook check 0.11
 // Aim:   >= 90% of CUB's HistogramEven in the same run, on random bytes and on bytes that are all
@@ -41,9 +40,9 @@ __global__ void histogram_kernel(const unsigned char* __restrict__ data, std::si
                                  int num_bins) {
   // TODO(0.11): count every byte of data[0..n) exactly once: a byte of value v adds 1 to
   //             bins[v * num_bins / 256], and other blocks add to bins at the same time. data may
-  //             start at any byte address (a 16-byte load needs a 16-byte-aligned one), n need not be
-  //             a multiple of anything, and all n bytes may be equal: that input must run as fast as
-  //             random bytes (about 60 lines, with the helpers you write above this kernel).
+  //             start at any byte address, n need not be a multiple of anything, no byte past n may
+  //             be read, and all n bytes may be equal: that input must run as fast as random bytes
+  //             (about 60 lines, with the helpers you write above this kernel).
 }
 
 }  // namespace
@@ -140,4 +139,4 @@ int histogram_lesson(wb::Lesson& lesson) {
 
 }  // namespace
 
-WB_LESSON(histogram_lesson, "a byte histogram with per-block shared-memory counts, measured against CUB");
+WB_LESSON(histogram_lesson, "a byte histogram of random and of one-valued bytes, measured against CUB");

@@ -38,16 +38,17 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
                 "every thread must load the same number of A and B elements per tile (no leftover loop)");
 
   // Read in the k loop by all threads: one BM x BK tile of A and one BK x BN tile of B (8 KiB).
-  // TODO(1.05): declare the shared tiles As[BM][BK] and Bs[BK][BN] (2 lines).
+  // TODO(1.05): the shared tiles that one step of the k loop reads (2 lines).
 
   // Neighbouring threads take neighbouring TN-wide column groups, so a warp covers 2 rows of
   // 16 thread tiles: its A fragments come from just 2 addresses (a broadcast).
-  // TODO(1.05): find this thread's sub-tile (thread_row, thread_col), laid out as described above, and
-  //             the block's first row and column of C (block_row, block_col) (4 lines).
+  // TODO(1.05): where this thread's TM x TN sub-tile and the block's tile sit in C, with the thread
+  //             layout just described (4 lines).
 
   // The register tile: 64 floats per thread, in registers only because every index below is a
   // compile-time constant once the loops are unrolled.
-  // TODO(1.05): declare float acc[TM][TN] zero-initialized, and the fragments a_frag[TM], b_frag[TN] (3 lines).
+  // TODO(1.05): the registers a thread keeps: its TM x TN outputs, starting from 0, and what it reads
+  //             from the tiles per k (3 lines).
 
   for (int k0 = 0; k0 < K; k0 += BK) {
     // Strided cooperative load: the block sweeps each tile kThreads elements at a time, so consecutive
@@ -55,22 +56,22 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
     // tile gets 0: a zero adds nothing to any dot product, so the tails in M, N and K need no
     // special case in the math below. The tile corners in size_t (row * K can pass 2^31), the
     // offsets inside a tile in int (at most 127 * K): fewer 64-bit registers.
-    // TODO(1.05): point a_tile and b_tile at this step's tile corners in A and B, then fill As and Bs
-    //             that way, every thread the same number of elements, unrolled (about 16 lines).
+    // TODO(1.05): fill both tiles with this step's pieces of A and B, coalesced, every thread the same
+    //             number of elements, zeros outside the matrices (about 16 lines).
     // Both tiles must be complete before any thread reads a value another thread stored.
     __syncthreads();
 
     // Per k, TM + TN shared loads feed TM * TN FMAs: the register reuse this rung is about.
-    // TODO(1.05): for each k of the tile, load this thread's A and B fragments into registers and add
-    //             their outer product to acc. Put #pragma unroll on every loop (about 12 lines).
+    // TODO(1.05): add this tile's contribution to the thread's outputs: TM + TN shared loads per k, and
+    //             every index into a register array a compile-time constant (about 12 lines).
     // No thread may overwrite the tiles for the next k0 while a slower one still reads these.
     __syncthreads();
   }
 
   // Bounded epilogue: the last row and column blocks hang over C. beta == 0 must not read C (it may
   // hold NaN, and 0 * NaN is NaN), so the beta term is skipped, not multiplied by zero.
-  // TODO(1.05): write every output of the thread's sub-tile that lies inside C, as in 1.03, with
-  //             unrolled loops (about 14 lines).
+  // TODO(1.05): store the sub-tile's outputs that lie inside C, with alpha and beta as in 1.03
+  //             (about 14 lines).
 }
 
 }  // namespace

@@ -50,41 +50,38 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), 2)
                 "every thread must load the same number of float4s of A and B per tile (no leftover loop)");
 
   // __align__(16): float4 accesses to shared memory need 16-byte aligned addresses too.
-  // TODO(1.06): declare the two shared tiles, 16-byte aligned: As transposed (k-major, rows padded as
-  //             above) and Bs as in 1.05 (2 lines).
+  // TODO(1.06): the two shared tiles, every float4 of them 16-byte aligned, laid out so that a
+  //             thread's A values for one k are contiguous (see the fragment reads below) (2 lines).
 
-  // TODO(1.06): as in 1.05: thread_row, thread_col, block_row, block_col, the zeroed accumulators
-  //             acc[TM][TN] and the fragments a_frag[TM], b_frag[TN] (7 lines).
+  // TODO(1.06): bring 1.05's thread and block coordinates and its registers (7 lines).
 
   for (int k0 = 0; k0 < K; k0 += BK) {
     // A tile (BM x BK), written transposed. Vector path: a float4 covers 4 neighbouring k of one row
     // of A: 2 threads per 8-wide row, a warp reads 16 whole 32-byte rows. K % 4 == 0 and k % 4 == 0
     // put all 4 floats inside A or all outside, so one test of k < K guards the whole float4, and its
     // offset in A is a multiple of 4 (16-byte aligned).
-    // TODO(1.06): point a_tile and b_tile at the tile corners as in 1.05, then fill As, transposed: on
-    //             the VEC_A path (if constexpr) one float4 read per float4 of the tile, zeros outside A,
-    //             its 4 floats stored down As; otherwise 1.05's scalar loop, storing transposed
-    //             (about 27 lines).
+    // TODO(1.06): fill As with this step's tile of A, zeros outside A: on the VEC_A path with float4
+    //             reads from A, otherwise with 1.05's scalar reads (about 27 lines).
     // B tile (BK x BN), not transposed: its fragments are already rows. A warp reads 512 contiguous
     // bytes of one row of B; N % 4 == 0 makes col < N guard the whole float4.
-    // TODO(1.06): fill Bs: on the VEC_N path one float4 read and one float4 store per float4 of the
-    //             tile, zeros outside B; otherwise 1.05's scalar loop (about 20 lines).
+    // TODO(1.06): fill Bs with this step's tile of B, zeros outside B: in float4s on the VEC_N path,
+    //             otherwise as 1.05 does (about 20 lines).
     // Both tiles must be complete before any thread reads a value another thread stored.
     __syncthreads();
 
     // The A fragment is now TM consecutive floats of row k of As (it was a strided column in 1.05),
     // so it comes in TM / 4 float4 loads; the B fragment is TN consecutive floats of row k of Bs.
     // Both start at multiples of 4 floats of 16-byte aligned rows, so the float4 casts are legal.
-    // TODO(1.06): for each k of the tile, fill both fragments with float4 reads from shared memory and
-    //             add their outer product to acc. #pragma unroll on every loop (about 25 lines).
+    // TODO(1.06): add this tile's contribution to acc, the fragments read from the tiles as float4s
+    //             (about 25 lines).
     // No thread may overwrite the tiles for the next k0 while a slower one still reads these.
     __syncthreads();
   }
 
   // Bounded epilogue; beta == 0 never reads C (it may hold NaN). With VEC_N each thread row of TN
   // outputs is TN / 4 aligned float4s, and N % 4 == 0 puts each float4 wholly inside or outside C.
-  // TODO(1.06): write the outputs that lie inside C: on the VEC_N path as whole float4s (reading the
-  //             old float4 of C only when beta != 0), else as 1.05 does (about 30 lines).
+  // TODO(1.06): store the outputs that lie inside C, as whole float4s on the VEC_N path and as 1.05
+  //             does otherwise; beta == 0 never reads C (about 30 lines).
 }
 
 }  // namespace

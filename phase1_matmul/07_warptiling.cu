@@ -64,27 +64,26 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
   // hit onto other banks (with BM a multiple of 32 they would all start in bank 0) and keep every
   // row 16-byte aligned. Two buffers of each: the next tile is written while this one is read. The
   // launcher passes their size as the dynamic shared memory of the launch.
-  // TODO(1.07): carve the launch's dynamic shared memory (extern __shared__, declared as float4 so it
-  //             is 16-byte aligned) into float pointers As, two padded transposed buffers as above, and
-  //             Bs, two buffers of BK x BN; the launcher's size must match (about 5 lines).
-  // TODO(1.07): pick this block's tile (tile_m, tile_n): the grid's own order, or, when GROUP_M > 0,
-  //             the blocks in launch order fill groups of GROUP_M tile rows, down each column of the
-  //             group first, so that blocks running together share A and B tiles in L2. The last
-  //             group may have fewer rows (about 8 lines).
-  // TODO(1.07): compute m0, n0 (this block's tile of C), warp, lane, warp_row, warp_col (the warp tile's
-  //             corner) and lane_row, lane_col (the lane's place in a sub-tile) (about 6 lines).
-  // TODO(1.07): declare the float4 register stages a_stage and b_stage and write the lambda
-  //             load_tile(k0): this thread's kALoads float4s of the A tile and kBLoads of the B tile,
-  //             consecutive threads on consecutive float4s; in the CHECKED variant element by element,
-  //             0 outside A or B (about 35 lines).
-  // TODO(1.07): write the lambda store_tile(buf): the stages into buffer buf, A transposed, B as is
+  // TODO(1.07): the two buffers of As and of Bs in the launch's dynamic shared memory, laid out as
+  //             above, every float4 of them 16-byte aligned; the launcher's size must match
+  //             (about 5 lines).
+  // TODO(1.07): pick this block's tile of C: the grid's own order when GROUP_M == 0; otherwise an
+  //             order, within groups of GROUP_M tile rows, in which the blocks that run together
+  //             share A and B tiles in L2. The last group may have fewer rows; every tile is taken
+  //             exactly once (about 8 lines).
+  // TODO(1.07): where this block's tile, this warp's tile and this lane's TM x TN place in a
+  //             sub-tile sit, so that a lane's fragment reads stay float4 (about 6 lines).
+  // TODO(1.07): a register stage for this thread's kALoads float4s of the next A tile and kBLoads of
+  //             the next B tile, and the code that loads it from global memory, coalesced; the CHECKED
+  //             variant reads nothing outside A and B for any shape and alignment, and stages 0 there
+  //             (about 35 lines).
+  // TODO(1.07): the code that moves the stage into one of the two buffers, in the layouts above
   //             (about 20 lines).
-  // TODO(1.07): zero the accumulators and run the double-buffered loop over the K tiles: the next
-  //             tile's global loads are in flight while this tile's fragments (float4 from As and Bs)
-  //             feed the outer products, and one barrier per tile keeps every write of a buffer apart
-  //             from its reads. K == 0 runs no tile (about 45 lines).
-  // TODO(1.07): write the epilogue: C = alpha * acc + beta * C, float4 on the fast path, element by
-  //             element inside M x N on the CHECKED one, never reading C when beta == 0 (about 30 lines).
+  // TODO(1.07): the loop over the K tiles: the next tile's global loads in flight while this tile
+  //             feeds the outer products; one barrier per tile, and no buffer written while a thread
+  //             may still read it. K == 0 runs no tile and leaves the outputs at 0 (about 45 lines).
+  // TODO(1.07): store the outputs with alpha and beta, in float4s on the fast path and only inside
+  //             M x N on the CHECKED one; beta == 0 never reads C (about 30 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

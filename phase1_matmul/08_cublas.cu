@@ -9,8 +9,8 @@
 // swapped arguments. matmul_cublas calls it with CUBLAS_PEDANTIC_MATH (true FP32, no tensor cores).
 // You decide: which operand cuBLAS sees first, which of M and N is its m, and each leading dimension (K
 //             = 0 included); which handle state to set on every call.
-// Source: cuBLAS documentation, "Data Layout" (column-major): row-major C = A B is column-major C^T = B^T A^T,
-// so swap A and B, swap M and N.
+// Source: cuBLAS documentation, "Data Layout" (column-major): a row-major matrix read column-major is
+// its transpose.
 // Run:   ./workbook run 1.08 [-- --size 4096]
 // Check: ./workbook check 1.08
 // Aim:   matmul_cublas at ~100% of cuBLAS (it is cuBLAS); the TF32 line 4-8x faster on an H100, with
@@ -44,17 +44,16 @@ void sgemm_row_major(cublasHandle_t handle, cublasMath_t math, int M, int N, int
   if (M == 0 || N == 0) return;  // nothing to compute; cuBLAS would accept it, the contract says "launch nothing"
   // The handle remembers its stream: set it on every call, or the GEMM runs on whatever stream the
   // last caller chose and races with your other work on `stream`.
-  // TODO(1.08): bind `stream` to the handle (1 line: cublasSetStream, wrapped in CUBLAS_CHECK).
+  // TODO(1.08): make the GEMM below run on `stream`, the call checked (1 line).
   // The math mode is handle state too: PEDANTIC forbids tensor cores and reduced precision,
   // TF32_TENSOR_OP allows rounding the inputs to TF32.
-  // TODO(1.08): set the handle's math mode to `math` (1 line: cublasSetMathMode).
-  // Row-major X (r x c) is column-major X^T (c x r) with leading dimension c. So ask cuBLAS for the
-  // column-major N x M matrix C^T = B^T (N x K) * A^T (K x M): B comes first, then A; no transposes.
-  // Leading dimensions are row lengths: N for B and C, K for A (at least 1 even when K = 0: cuBLAS
-  // checks lda >= max(1, rows) and returns CUBLAS_STATUS_INVALID_VALUE otherwise).
-  // TODO(1.08): call cublasSgemm for C^T = B^T A^T as just described: which operand first, which
-  //             of M and N is cuBLAS's m, which leading dimension for each (about 2 lines). Then
-  //             delete the (void) line below: it only silences unused-parameter warnings.
+  // TODO(1.08): make the handle compute in `math`, the call checked (1 line).
+  // Row-major X (r x c) is column-major X^T (c x r) with leading dimension c. Which column-major
+  // product of the matrices cuBLAS sees gives it C^T, without moving any data? A leading dimension must
+  // be at least 1 even when K = 0 (cuBLAS checks lda >= max(1, rows) and returns
+  // CUBLAS_STATUS_INVALID_VALUE otherwise).
+  // TODO(1.08): one cublasSgemm, checked, that leaves row-major C = alpha A B + beta C (about 2
+  //             lines). Then delete the (void) line below: it only silences unused-parameter warnings.
   (void)handle, (void)math, (void)K, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)stream;  // TODO(1.08)
 }
 

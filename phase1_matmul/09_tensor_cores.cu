@@ -119,8 +119,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * kWarpSize)
   float* Bs = smem + 2 * BM * LDA;  // [2][BK][LDB]
 
   // Which warp tile this warp computes: warps laid out kWarpsM x kWarpsN over the block tile.
-  // TODO(1.09): name this thread's warp and lane, and the warp's row warp_m and column warp_n in the
-  //             (BM / WM) x kWarpsN grid of warp tiles (about 2 lines).
+  // TODO(1.09): which of the (BM / WM) x kWarpsN warp tiles this warp computes, and this thread's lane
+  //             (about 2 lines).
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
 
   wmma::fragment<wmma::accumulator, kFragM, kFragN, kFragK, float> acc[kFragsM][kFragsN];
@@ -147,10 +147,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * kWarpSize)
       CopyA::load(A, K, m0, (t + 1) * BK, M, K, a_regs);
       CopyB::load(B, N, (t + 1) * BK, n0, K, N, b_regs);
     }
-    // TODO(1.09): add this warp's share of tile `cur` to acc: for each kFragK-deep step of the tile,
-    //             load the warp's A fragments (matrix_a, precision::tf32, row_major) and B fragments
-    //             from buffer `cur` with wmma::load_matrix_sync, and wmma::mma_sync every pair
-    //             (about 20 lines).
+    // TODO(1.09): add this warp's share of tile `cur` to acc with TF32 wmma fragments read from buffer
+    //             `cur`, each fragment loaded once per kFragK-deep step (about 20 lines).
     if (has_next) {
       // The other buffer was last read in iteration t - 1, which every warp finished before the
       // barrier that ended it: writing it now races with nobody.
@@ -163,11 +161,10 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * kWarpSize)
   // Epilogue. Which lane holds which element of an accumulator fragment is unspecified, so each
   // fragment goes through a 16x16 scratch tile in shared memory (this warp's own, in the A buffers,
   // free since the last barrier), from which the lanes write C with bounds checks, alpha and beta.
-  // TODO(1.09): for each accumulator fragment: store it to this warp's own scratch tile (kFragM rows
-  //             of LDS floats; wmma::store_matrix_sync), then let the 32 lanes share out its 256
-  //             elements and write those inside C as alpha * value + beta * C, never reading C when
-  //             beta == 0. Lanes read what other lanes stored, and the next fragment overwrites the
-  //             scratch: order both inside the warp (about 25 lines).
+  // TODO(1.09): every accumulator fragment to C through this warp's own scratch tile (kFragM rows of
+  //             LDS floats), its 256 elements shared by the 32 lanes: only those inside C, with alpha
+  //             and beta, and beta == 0 never reads C. Lanes read what other lanes stored, and the
+  //             next fragment overwrites the scratch (about 25 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

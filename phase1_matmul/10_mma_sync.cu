@@ -55,8 +55,8 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
   __nv_bfloat16* As = reinterpret_cast<__nv_bfloat16*>(smem_raw);  // [STAGES][BM][BK]
   __nv_bfloat16* Bs = As + STAGES * BM * BK;                       // [STAGES][BN][BK]
 
-  // TODO(1.10): name this thread's lane and its warp's row warp_m and column warp_n in the
-  //             (BM / WM) x kWarpsN grid of warp tiles (about 2 lines).
+  // TODO(1.10): which of the (BM / WM) x kWarpsN warp tiles this warp computes, and this thread's lane
+  //             (about 2 lines).
   const TileCoord tile = grouped_tile(blockIdx.x, wb::ceil_div(M, BM), wb::ceil_div(N, BN), GROUP);
   const int m0 = tile.m * BM, n0 = tile.n * BN;
   const int k_tiles = wb::ceil_div(K, BK);  // K = 0: no tiles, C = beta C
@@ -82,16 +82,14 @@ __global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32)
     //             STAGES - 1 tiles in flight by refilling a stage as soon as it is free. cp_async_wait
     //             counts this thread's commit groups, not tiles (about 5 lines).
 
-    // TODO(1.10): add this warp's WM x WN share of stage kt % STAGES to acc, one 16-deep k step at a
-    //             time: load the step's kTilesM A fragments and kTilesN B fragments with ldmatrix_x4
-    //             (each lane supplies one row address; mma_sm80.cuh says which rows feed which
-    //             register, and the tiles are swizzled: swizzle_offset<BK>), then one mma_bf16_16816
-    //             per (A, B) pair. Load each fragment once per step (about 25 lines).
+    // TODO(1.10): add this warp's WM x WN share of stage kt % STAGES to acc with mma_bf16_16816, its
+    //             fragments read from the swizzled tiles with ldmatrix_x4 (mma_sm80.cuh documents both
+    //             layouts), each fragment loaded once per 16-deep k step (about 25 lines).
   }
   cp_async_wait<0>();  // only empty groups remain, but a block must not exit with copies in flight
 
   // TODO(1.10): write the warp's accumulators to C with store_pair (it applies alpha, beta and the
-  //             bounds). Which element of C each acc[i][j][r] is follows from the mma.sync
+  //             bounds). Which element of C each accumulator is follows from the mma.sync
   //             accumulator layout in mma_sm80.cuh (about 8 lines).
 }
 

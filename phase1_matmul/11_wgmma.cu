@@ -81,9 +81,8 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
 
     // TODO(1.11): add this warpgroup's 64 x BN product of stage kt % STAGES, all 64 of its K columns,
     //             to acc with Mma::mma, both operands through smem_descriptor_sw128. The tensor cores
-    //             own acc and read the stage until a wait covers the batch, the compiler must keep its
-    //             own accesses to acc out of that window (the README's 1.11), and the next iteration's
-    //             copies may overwrite this stage (about 12 lines).
+    //             own acc and read the stage until a wait covers the batch, and the compiler must keep
+    //             its own accesses to acc out of that window (the README's 1.11) (about 12 lines).
   }
   cp_async_wait<0>();
 

@@ -42,8 +42,8 @@ __device__ inline unsigned char* align_1024(unsigned char* p) {
 //   bits 16-29  leading-dimension byte offset >> 4 (unused by K-major swizzled layouts; 1 by convention)
 //   bits 32-45  stride-dimension byte offset >> 4: from one 8-row group to the next, 1024 bytes
 //   bits 62-63  swizzle mode: 1 = 128-byte
-// Advancing `start` by 32 bytes selects the next 16 columns (k16 step) inside the swizzled rows:
-// the hardware applies the swizzle to the address it computes, as TMA did when it wrote the tile.
+// The hardware applies the swizzle to the addresses it computes from these fields, as TMA did when
+// it wrote the tile (PTX ISA, "Matrix Descriptor Format" and "Shared Memory Matrix Layout").
 __device__ inline std::uint64_t smem_descriptor_sw128(const void* start) {
   const std::uint64_t address = shared_address(start);
   return ((address & 0x3FFFF) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t(1024 >> 4) << 32) |
@@ -59,14 +59,16 @@ __device__ inline void wgmma_fence() {
 __device__ inline void wgmma_commit_group() {
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
-// Waits until at most `Pending` committed groups are in flight; only then may their accumulators be
-// read and their shared-memory operands be overwritten.
+// Waits until at most `Pending` of this thread's most recent wgmma-groups are pending; every group
+// committed before them is complete. Touching the accumulators of a wgmma whose group is not yet
+// complete is undefined behaviour (PTX ISA, "wgmma.wait_group").
 template <int Pending>
 __device__ inline void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
 }
-// Makes this thread's ordinary (generic-proxy) shared-memory writes, cp.async's included, visible to
-// the async proxy (wgmma, TMA) that reads them next. Each writing thread, before the barrier.
+// A proxy fence: orders this thread's ordinary (generic-proxy) shared-memory accesses, cp.async's
+// writes included, with later async-proxy accesses (wgmma, TMA) to shared memory, which otherwise
+// need not see them (PTX ISA, "Memory Consistency Model: Proxies"; "membar/fence": fence.proxy.async).
 __device__ inline void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }

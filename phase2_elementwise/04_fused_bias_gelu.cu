@@ -74,13 +74,13 @@ __global__ void gelu_in_place_kernel(float* __restrict__ x, std::size_t n4, std:
 }
 
 // out = gelu(in + bias) in one pass: the sum lives in a register for the moment between the two
-// operations and never touches memory. Same walk over rows and columns as add_bias_kernel.
+// operations and never touches memory.
 template <typename T>
 __global__ void bias_gelu_fused_kernel(const T* __restrict__ in, const T* __restrict__ bias, T* __restrict__ out,
                                        int rows, int cols) {
-  // TODO(2.04): store GELU of (input + the column's bias) for every element of every row, however
-  //             many rows there are for the grid, reading each input once and writing each output
-  //             once; the sum must be the float the unfused pair rounds (about 5 lines).
+  // TODO(2.04): out = GELU of (in + the column's bias) for every element of every row, whatever the
+  //             grid size against rows; each input read once, each output written once, coalesced;
+  //             the sum must be the float the unfused pair rounds (about 5 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

@@ -53,24 +53,20 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
   // kFloat4): neighbouring threads take neighbouring items, so a warp reads 32 neighbouring items:
   // coalesced. The float4 path takes kItems of them per step and issues all kItems loads before it
   // uses the first.
-  // TODO(2.05): add up the squares of this thread's slice in a float `sum`. When kFloat4 (if
-  //             constexpr), read the row as float4s, kItems loads issued per step before any is
-  //             used, nothing read past the row's last float4; otherwise read plain floats, one at a
-  //             time (about 16 lines).
-  // One slot per thread, then a tree: the first half adds the second half until slot 0 holds the
-  // row's sum (0.08 block_reduce, once per row).
-  // TODO(2.05): reduce the threads' sums to the row's sum in `partial`, the dynamic shared memory of
-  //             blockDim.x floats the launcher provides (extern __shared__, as in 0.08) (about 7
-  //             lines). No slot may be read before it is written, and every thread must reach every
-  //             barrier.
+  // TODO(2.05): this thread's sum of squares in a float `sum`: on the kFloat4 path kItems float4
+  //             loads in flight per step, on the other plain floats; nothing read past the row
+  //             (about 16 lines).
+  // One slot per thread, then 0.08's tree, once per row.
+  // TODO(2.05): the row's sum of squares, from every thread's `sum`, through the launch's dynamic
+  //             shared memory (blockDim.x floats): no slot read before it is written, every thread
+  //             at every barrier (about 7 lines).
   // Every thread reads slot 0 (a broadcast). eps keeps an all-zero row at rsqrt(eps), finite, so
   // 0 * rsqrt(eps) = 0 instead of 0 * inf = NaN.
   // TODO(2.05): inv_rms, the header's rsqrt(mean + eps) for this row, in float (1 line).
   // Pass 2: the same slice again (this block read it microseconds ago: L1 or L2 serves it), times
   // inv_rms and the column's weight.
-  // TODO(2.05): write this thread's slice of the output row, each value times inv_rms and its
-  //             column's weight: the same slice and the same kItems loads in flight as pass 1, and no
-  //             store past the row (about 22 lines).
+  // TODO(2.05): this thread's slice of the output row, normalized and weighted, with pass 1's loads
+  //             in flight; no store past the row (about 22 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

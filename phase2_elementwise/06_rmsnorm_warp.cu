@@ -54,17 +54,15 @@ __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* _
   // TODO(2.06): lane, this thread's place in its warp, and row_index, the row its warp owns (2 lines).
   // All 32 lanes of a warp share row_index, so the whole warp leaves together: no lane of a warp
   // that stays can miss a shuffle.
-  // TODO(2.06): let warps past the last row leave; row_start, the row's first index, without
-  //             overflow (2 lines).
+  // TODO(2.06): warps without a row leave; the row's first index, without overflow (2 lines).
   // Pass 1: each lane sums the squares of a strided slice of the row (float4s when kFloat4):
   // neighbouring lanes take neighbouring items, so the warp reads 32 neighbouring items at a time,
   // coalesced. Lanes past a short row keep sum = 0. The float4 path takes kItems items per lane per
   // step and issues all kItems loads before it uses the first; `v` holds the step's items, and the
   // whole slice when the row takes one step.
-  // TODO(2.06): add up the squares of this lane's slice in a float `sum`, as 2.05's pass 1 does for
-  //             a thread of a block: float4s with kItems loads in flight when kFloat4, kept in an
-  //             array `v` of kItems float4s declared before the loop (pass 2 reads it), plain floats
-  //             otherwise, nothing read past the row (about 18 lines).
+  // TODO(2.06): this lane's sum of squares in a float `sum`, as 2.05's pass 1 for a thread of a
+  //             block, with the step's float4s kept where pass 2 can still read them; nothing read
+  //             past the row (about 18 lines).
   // Butterfly: at each step lane l adds lane l ^ offset's value, so pairs swap and both add. After
   // five steps every lane holds the sum of all 32 (in the same order, so the same bits), unlike
   // __shfl_down_sync, which leaves the total in lane 0 only. Every lane runs every step, even lanes
@@ -76,9 +74,8 @@ __global__ void rmsnorm_warp_kernel(const float* __restrict__ in, const float* _
   // Pass 2: a row that took one step of pass 1 is still in `v`: write it from there, and DRAM sees
   // each float once. A longer row is read again (L1 or L2 serves it when the rows in flight fit
   // there). Each value times inv_rms and the column's weight.
-  // TODO(2.06): write this lane's slice of the output row, each value times inv_rms and its column's
-  //             weight: the same slice and loads in flight as pass 1, no read of a row that is still
-  //             in `v`, no store past the row (about 26 lines).
+  // TODO(2.06): this lane's slice of the output row, normalized and weighted, with pass 1's loads in
+  //             flight; a row still in `v` is not read again; no store past the row (about 26 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

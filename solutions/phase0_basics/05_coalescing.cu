@@ -35,10 +35,10 @@ constexpr int kBlockSize = 256;
 // bytes apart, so one warp load touches 32 different 32-byte sectors and uses 4 bytes of each.
 __global__ void scale_row_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols,
                                             float s) {
+  // The grid is rounded up to whole blocks, so some threads have no row; an element's offset passes
+  // 2^31 once the matrix has 2^31 elements.
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  // The grid is rounded up to whole blocks: threads past the last row have no row to walk.
   if (r >= rows) return;
-  // std::size_t before multiplying: r * cols overflows int once the matrix has 2^31 elements.
   const std::size_t row_start = static_cast<std::size_t>(r) * cols;
   for (int c = 0; c < cols; ++c) out[row_start + c] = in[row_start + c] * s;
 }
@@ -47,8 +47,8 @@ __global__ void scale_row_per_thread_kernel(const float* __restrict__ in, float*
 // consecutive: 128 bytes in 4 sectors (one cache line when cols is a multiple of 32), nothing wasted.
 __global__ void scale_column_per_thread_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
                                                int cols, float s) {
+  // The grid covers the columns rounded up: some threads have no column to walk.
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  // The grid covers the columns rounded up: threads past the last column have no column to walk.
   if (c >= cols) return;
   for (int r = 0; r < rows; ++r) {
     const std::size_t index = static_cast<std::size_t>(r) * cols + c;

@@ -6,9 +6,8 @@
 // combine their sums without a second kernel.
 // Task: *result = sum of in[0..n): each thread sums its share, the block combines its 256 sums in
 // shared memory, and one atomic per block adds the block's sum to *result.
-// You decide: which thread adds which slot at each step of the tree (so that whole warps work or idle,
-//             and a warp reads neighbouring slots); where the barrier goes so that every thread reaches
-//             it; which thread publishes the block's sum.
+// You decide: which thread adds which slot at each step of the tree; where the barrier goes so that
+//             every thread reaches it; which thread publishes the block's sum.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (the tree in shared memory); CUDA C++
 // Programming Guide, "Atomic Functions" (one atomicAdd per block).
 // Run:   ./workbook run 0.08 [-- --size 64M]
@@ -35,8 +34,9 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
   __shared__ float partial[kBlockSize];
   const unsigned tid = threadIdx.x;
 
-  // Step 1: each thread sums its share in a register. The grid-stride loop keeps neighbouring threads
-  // on neighbouring floats (coalesced) and lets a grid capped at one wave cover any n.
+  // Step 1: each thread sums its share in a register. The grid is capped at one wave (see the
+  // launcher), far fewer threads than n, so each thread adds many elements; neighbouring threads
+  // should read neighbouring floats at every step (coalesced).
   // `#pragma unroll 4` here would not put 4 loads in flight: the trip count is unknown, so an exit test
   // still sits between loads (see the phase README's pitfalls; 2.01 shows what does batch them).
   float sum = 0.0f;
@@ -49,9 +49,9 @@ __global__ void reduce_sum_atomic_kernel(const float* __restrict__ in, float* __
   __syncthreads();
 
   // Step 2: a tree. Each step halves the number of live partial sums, until partial[0] holds them all.
-  // Which threads add which slots decides the speed: threads that work side by side keep whole warps
-  // busy or idle (no divergence inside a warp), and a warp that reads 32 neighbouring slots hits 32
-  // different banks.
+  // Which threads add which slots decides the speed. For your choice, count at each step: how many
+  // warps hold both adding and idle threads (a warp whose threads split at a branch runs both sides),
+  // and how many banks one warp's reads fall into (0.06)?
   for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
     if (tid < s) partial[tid] += partial[tid + s];
     // Outside the if: a barrier that some threads skip is undefined behaviour (a hang or garbage).

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
 // 0.11 histogram (capstone): count a gigabyte of bytes into 256 bins as fast as the library does.
 //
-// You learn: to design a memory-bound kernel whose writes collide, from what phase 0 taught (shared
-// memory, atomics, wide loads and bytes in flight), and to keep it fast when the input sends every
-// write to the same place.
+// You learn: to design a memory-bound kernel whose writes collide, from what phase 0 taught, and to
+// keep it fast when the input sends every write to the same place.
 // Task: bins[b] = how many of data[0..n) fall into bin b; byte v falls into bin v * num_bins / 256
 // (num_bins 1..256; with 256 bins, bin v). data may start at any byte address; n is a std::size_t
 // below 2^32. bins arrives full of garbage and must hold exactly the histogram after every call.
-// You decide: where counts live until a block is done (one copy per block, per warp, ...); how many
-//             bytes each thread keeps in flight, and how the unaligned head and the tail are read;
-//             how input that is one value repeated keeps its atomics from piling up on one counter.
+// You decide: where the counts live while the bytes stream past; how many bytes each thread keeps
+//             in flight, and how it reads them from any start address; what keeps input that is one
+//             value repeated as fast as random bytes.
 // Source: Nikolay Sakharnykh, "GPU Pro Tip: Fast Histograms Using Shared Atomics on Maxwell" (NVIDIA
-// blog: per-block histograms in shared memory); the CUB documentation, cub::DeviceHistogram.
+// blog); the CUB documentation, cub::DeviceHistogram.
 // Run:   ./workbook run 0.11 [-- --size 1G]
 // Check: ./workbook check 0.11
 // Aim:   >= 90% of CUB's HistogramEven in the same run, on random bytes and on bytes that are all
@@ -231,4 +230,4 @@ int histogram_lesson(wb::Lesson& lesson) {
 
 }  // namespace
 
-WB_LESSON(histogram_lesson, "a byte histogram with per-block shared-memory counts, measured against CUB");
+WB_LESSON(histogram_lesson, "a byte histogram of random and of one-valued bytes, measured against CUB");

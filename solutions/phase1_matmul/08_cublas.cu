@@ -9,8 +9,8 @@
 // swapped arguments. matmul_cublas calls it with CUBLAS_PEDANTIC_MATH (true FP32, no tensor cores).
 // You decide: which operand cuBLAS sees first, which of M and N is its m, and each leading dimension (K
 //             = 0 included); which handle state to set on every call.
-// Source: cuBLAS documentation, "Data Layout" (column-major): row-major C = A B is column-major C^T = B^T A^T,
-// so swap A and B, swap M and N.
+// Source: cuBLAS documentation, "Data Layout" (column-major): a row-major matrix read column-major is
+// its transpose.
 // Run:   ./workbook run 1.08 [-- --size 4096]
 // Check: ./workbook check 1.08
 // Aim:   matmul_cublas at ~100% of cuBLAS (it is cuBLAS); the TF32 line 4-8x faster on an H100, with
@@ -48,10 +48,10 @@ void sgemm_row_major(cublasHandle_t handle, cublasMath_t math, int M, int N, int
   // The math mode is handle state too: PEDANTIC forbids tensor cores and reduced precision,
   // TF32_TENSOR_OP allows rounding the inputs to TF32.
   CUBLAS_CHECK(cublasSetMathMode(handle, math));
-  // Row-major X (r x c) is column-major X^T (c x r) with leading dimension c. So ask cuBLAS for the
-  // column-major N x M matrix C^T = B^T (N x K) * A^T (K x M): B comes first, then A; no transposes.
-  // Leading dimensions are row lengths: N for B and C, K for A (at least 1 even when K = 0: cuBLAS
-  // checks lda >= max(1, rows) and returns CUBLAS_STATUS_INVALID_VALUE otherwise).
+  // Row-major X (r x c) is column-major X^T (c x r) with leading dimension c. Which column-major
+  // product of the matrices cuBLAS sees gives it C^T, without moving any data? A leading dimension must
+  // be at least 1 even when K = 0 (cuBLAS checks lda >= max(1, rows) and returns
+  // CUBLAS_STATUS_INVALID_VALUE otherwise).
   CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, std::max(K, 1), &beta, C, N));
 }
 

@@ -74,7 +74,7 @@ __global__ void gelu_in_place_kernel(float* __restrict__ x, std::size_t n4, std:
 }
 
 // out = gelu(in + bias) in one pass: the sum lives in a register for the moment between the two
-// operations and never touches memory. Same walk over rows and columns as add_bias_kernel.
+// operations and never touches memory.
 template <typename T>
 __global__ void bias_gelu_fused_kernel(const T* __restrict__ in, const T* __restrict__ bias, T* __restrict__ out,
                                        int rows, int cols) {

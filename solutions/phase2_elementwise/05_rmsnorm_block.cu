@@ -71,8 +71,7 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
   } else {
     for (int i = threadIdx.x; i < cols; i += blockDim.x) sum += row[i] * row[i];
   }
-  // One slot per thread, then a tree: the first half adds the second half until slot 0 holds the
-  // row's sum (0.08 block_reduce, once per row).
+  // One slot per thread, then 0.08's tree, once per row.
   extern __shared__ float partial[];
   partial[threadIdx.x] = sum;
   __syncthreads();  // every slot written before any thread reads a neighbour's
