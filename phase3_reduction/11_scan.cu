@@ -8,12 +8,12 @@
 // ints modulo 2^32 (exact), floats within i u sum|in[0..i]|; any n, in and out 16-byte aligned and
 // distinct (in == out is not supported). Each element is read once and written once: the tiles of one
 // launch pass their sums along, never a second pass over the data, and the scan must finish however
-// many tiles there are (why numbering tiles by blockIdx.x can deadlock: below, under "Forward progress").
+// many tiles there are (below, under "Forward progress").
 // You decide: how many elements a thread and a tile take; how a tile finds the sum of everything before
 //             it; what a tile's status word holds, and how it is published and reset.
 // Source: Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA Technical
-// Report NVR-2016-002, 2016); the CUB documentation, cub::DeviceScan; Harris, Sengupta & Owens, "Parallel
-// Prefix Sum (Scan) with CUDA" (GPU Gems 3, chapter 39).
+// Report NVR-2016-002, 2016: read it before you design); the CUB documentation, cub::DeviceScan; Harris,
+// Sengupta & Owens, "Parallel Prefix Sum (Scan) with CUDA" (GPU Gems 3, chapter 39).
 // Run:   ./workbook run 3.11 [-- --size 256M]
 // Check: ./workbook check 3.11
 // Aim:   >= 100% of CUB's DeviceScan::InclusiveSum in the same run on 256M ints (1 GiB), toward 90% of a
@@ -35,27 +35,23 @@ namespace {
 // What decides correctness, whatever your design:
 // - One pass. A tile (one block's share of the input) scans its own elements, but its outputs also need
 //   the sum of every element before it, which other blocks of the same launch are adding up right now.
-//   Tiles publish what they know in status words in the workspace, and a tile reads its predecessors'
-//   words, never their elements.
-// - Forward progress. Only some blocks are resident at once, and nothing promises that they start in
-//   blockIdx.x order. A tile numbered blockIdx.x that waits for tile blockIdx.x - 1 can hold an SM while
-//   that tile's block has not started, and it never will if every resident block waits the same way: a
-//   deadlock. Number tiles in the order their blocks start (a counter in the workspace, atomicAdd), so
-//   that a tile only ever waits on tiles that have started, and let every started tile publish
-//   something without waiting on anyone: then every wait ends. Wait with a short __nanosleep between
-//   reads (bounded, doubling), never with a timeout.
-// - Publication. A reader must never pair the flag of one update with the value of another, and each
-//   read of a wait loop must go to memory (not be hoisted out of the loop by the compiler, nor served by
-//   the SM's own L1, which does not see other SMs' stores).
-// - The workspace arrives full of garbage (the tests poison it, then call twice on the same one): the
-//   launcher resets what the kernel reads, on the stream, before every launch.
+//   Tiles publish what they know in status words in the workspace, and a tile reads other tiles' words,
+//   never their elements.
+// - Forward progress. The scan must finish however many tiles there are, also when far more exist than
+//   can be resident at once. Nothing promises that blocks start in blockIdx.x order, nor that a block
+//   that has not started will ever start while every resident block is waiting. Every wait must end
+//   because what it waits for is sure to come, never because a timeout gives up.
+// - Publication. A tile may read another tile's status word at any moment, from any SM: before, between
+//   or after any of that tile's updates. A read must never yield a state that the tile did not publish,
+//   and a wait must see an update once it has been made.
+// - The workspace arrives full of garbage (the tests poison it, then call twice on the same one): what
+//   the kernel reads there must not depend on what it held before the call.
 // - Arithmetic. Ints wrap modulo 2^32: add them as unsigned (signed overflow is undefined in C++).
 //   Floats: make every out[i] a sum of in[0..i], with no subtraction (in float, x + y - y need not be x).
 // - Tails. Any n: a 16-byte load or store only where all four of its elements are below n; zeros (the
 //   identity of +) stand in for the elements past n, and nothing is stored there.
-// - Speed. A copy's traffic and no more: 8 bytes per element, several 16-byte loads in flight per thread,
-//   nothing read twice from DRAM. A tile's wait for its predecessors is hidden by the other blocks on its
-//   SM, so keep a few of them resident.
+// - Speed. A copy's traffic and no more: 8 bytes per element, nothing read twice from DRAM, and enough
+//   bytes in flight (3.07's napkin math) while tiles wait on one another.
 // TODO(3.11): write the kernel(s) that launch_scan launches, and their helpers: one pass over the data
 //             that leaves out[i] = in[0] + ... + in[i] for every i < n, within the constraints above, on
 //             unsigned ints (the int scan, modulo 2^32) and on floats (about 150 lines).
@@ -73,9 +69,9 @@ void launch_scan(const T* in, T* out, std::size_t n, void* workspace, std::size_
                  const char* launcher) {
   // TODO(3.11): refuse misaligned pointers and a workspace smaller than your kernel needs (at most
   //             scan_workspace_bytes(n) bytes) with a std::invalid_argument naming `launcher`; for n = 0
-  //             do nothing (a grid of 0 blocks is an invalid launch); otherwise reset what your kernel
-  //             reads from the workspace, on `stream`, launch your kernel(s) on `stream` (ints as unsigned
-  //             ints) and check each launch with CUDA_CHECK_KERNEL() (about 25 lines). Then delete the
+  //             do nothing (a grid of 0 blocks is an invalid launch); otherwise enqueue on `stream`
+  //             everything the scan needs, within the workspace constraint above (ints as unsigned
+  //             ints), and check each launch with CUDA_CHECK_KERNEL() (about 25 lines). Then delete the
   //             (void) line below: it only silences unused-parameter warnings.
   (void)in, (void)out, (void)n, (void)workspace, (void)workspace_bytes, (void)stream, (void)launcher;  // TODO(3.11)
 }

@@ -128,8 +128,8 @@ void reduce_cub(const float* in, float* out, std::size_t n, float* workspace, cu
 // in, out: n device elements, 16-byte aligned (as cudaMalloc returns them), not overlapping: in == out
 // is not supported. n: any count (0 does nothing; 2^31 and more are fine where memory allows).
 // workspace: device memory of workspace_bytes >= scan_workspace_bytes(n) bytes, aligned as cudaMalloc
-// returns it, for the tiles' status words and the tile counter. It holds garbage on entry (the tests
-// poison it): the launcher initialises what it uses, on `stream`, on every call. Launchers enqueue on
+// returns it, for whatever state the tiles share. It holds garbage on entry (the tests poison it, and
+// call twice on one workspace): what the scan reads there must not depend on it. Launchers enqueue on
 // `stream`, check each launch (CUDA_CHECK_KERNEL), never synchronize, and throw std::invalid_argument
 // for a workspace that is too small or a misaligned pointer.
 template <typename T>
@@ -137,7 +137,7 @@ using ScanLauncher = void (*)(const T* in, T* out, std::size_t n, void* workspac
                               cudaStream_t stream);
 
 // The workspace bound every scan design may rely on: tiles of at least kScanMinTileElements elements,
-// up to kScanStatusBytesPerTile bytes of status each, and kScanFixedWorkspaceBytes more for counters.
+// up to kScanStatusBytesPerTile bytes of status each, and kScanFixedWorkspaceBytes more for the rest.
 // For n = 256M: 16 MiB, 1.6% of the input.
 constexpr std::size_t kScanMinTileElements = 256;
 constexpr std::size_t kScanStatusBytesPerTile = 16;
@@ -146,8 +146,9 @@ inline std::size_t scan_workspace_bytes(std::size_t n) {
   return kScanFixedWorkspaceBytes + (n + kScanMinTileElements - 1) / kScanMinTileElements * kScanStatusBytesPerTile;
 }
 
-// Single-pass scan with decoupled look-back (Merrill & Garland, 2016): tiles numbered in the order
-// their blocks start, each publishing its sum and then its inclusive prefix for the tiles after it.
+// A single-pass scan: every element read once and written once, whatever the number of tiles and the
+// order their blocks run in (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
+// Look-back", 2016, is the design to read).
 void scan_inclusive(const int* in, int* out, std::size_t n, void* workspace, std::size_t workspace_bytes,
                     cudaStream_t stream);
 void scan_inclusive_float(const float* in, float* out, std::size_t n, void* workspace, std::size_t workspace_bytes,

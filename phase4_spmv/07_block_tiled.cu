@@ -10,8 +10,8 @@
 // Task: in block_row_spmv (called by spmv_block_tiled_kernel) let one warp compute a block row's 4
 // rows of y: each lane sums one row of the blocks its slot owns, finding the entries through the
 // block's template instead of per-entry columns; then the slots' sums become y.
-// You decide: which lane is which (block slot, row) pair, and so which shuffles fold the slots; when a
-//             row takes the one-float4 path; which lanes write y.
+// You decide: which blocks of a block row each slot takes; which lane is which (block slot, row) pair,
+//             and so which shuffles fold the slots; when a row may take one float4; which lanes write y.
 // Source: SPASM's block-tiled SpMV: a warp works on 8 4x4 blocks at a time, blocks are pre-decoded and grouped
 // by template, and each tile's slice of x is prefetched into shared memory.
 // Run:   ./workbook run 4.07 [-- --gen block|poisson|banded --rows 4M]
@@ -45,18 +45,18 @@ static_assert(kSlots * 4 == kWarpSize, "a lane is one row (0..3) of one block sl
 
 // Block row br (matrix rows 4 br .. 4 br + 3) by one warp. xs: the tile's x window or x itself (the
 // positions were pre-decoded for the one in use); shared_rows: the first kSharedTemplates descriptors.
-// Alignment (spmv.cuh): a.values is 16-byte aligned, so a row's values may be one float4 when their
-// offset is a multiple of 4; x is only float-aligned and ends at x[cols - 1], so xs is read one float
-// at a time (when xs is x itself, a float4 of an edge block would read past the end).
+// Alignment (spmv.cuh): a float4 load must start on a 16-byte boundary and hold only values of the
+// lane's own row; x is only float-aligned and ends at x[cols - 1], so xs is read one float at a time
+// (when xs is x itself, a float4 of an edge block would read past the end).
 __device__ void block_row_spmv(const BlockTiledView& a, const float* xs, const std::uint32_t* shared_rows, int br,
                                float* y) {
-  // TODO(4.07): compute the 4 rows of y that block row br covers (about 28 lines). Each lane is one row
-  //             of one block slot; the slots take the block row's blocks kSlots at a time. Per block
-  //             you have its pre-decoded position (in xs) and value offset, and its template's
-  //             descriptor (see the host build below), which the first kSharedTemplates templates keep
-  //             in shared_rows. A full row whose values start 16-byte aligned can be read in one
-  //             float4 load. Then add up the slots' sums for each row with shuffles; write each row
-  //             once, and only rows that exist (below a.rows).
+  // TODO(4.07): compute the 4 rows of y that block row br covers (about 28 lines). The warp's lanes are
+  //             kSlots block slots of 4 rows; every block of the block row (there may be any number,
+  //             0 too) is counted exactly once. Per block you have its pre-decoded position (in xs)
+  //             and value offset, and its template's descriptor (see the host build below), which the
+  //             first kSharedTemplates templates keep in shared_rows. Values may be read as float4
+  //             only where the alignment note above allows it. Then add up the slots' sums for each
+  //             row with shuffles; write each row once, and only rows that exist (below a.rows).
 }
 
 __global__ __launch_bounds__(kThreads) void spmv_block_tiled_kernel(BlockTiledView a, const float* __restrict__ x,
@@ -70,9 +70,8 @@ __global__ __launch_bounds__(kThreads) void spmv_block_tiled_kernel(BlockTiledVi
   for (int i = tid; i < window.y; i += kThreads) x_window[i] = window.x + i < a.cols ? x[window.x + i] : 0.0f;
   __syncthreads();  // the x slice and the templates are in shared memory before any block reads them
   const int tile_end = min((blockIdx.x + 1) * kTileBlockRows, a.block_rows);
-  // Warp w takes block rows w, w + 8, ... of the tile. Its 32 lanes are 8 block slots x 4 rows (which
-  // lane is which, block_row_spmv decides): the 8 slots take a block row's blocks 8 at a time, so the
-  // warp reads 8 consecutive blocks at once.
+  // Warp w takes block rows w, w + 8, ... of the tile. Its 32 lanes are 8 block slots x 4 rows; which
+  // lane is which, and which of a block row's blocks each slot takes, block_row_spmv decides.
   for (int br = blockIdx.x * kTileBlockRows + tid / kWarpSize; br < tile_end; br += kThreads / kWarpSize) {
     block_row_spmv(a, window.y >= 0 ? x_window : x, shared_rows, br, y);
   }

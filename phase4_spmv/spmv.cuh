@@ -135,8 +135,7 @@ class BlockTiledMatrix {
 
 // y = A x. What the launcher may assume about its two float arrays:
 //  - a.values starts on a 16-byte boundary: BlockTiledMatrix uploads it into an allocation of its own
-//    (cudaMalloc, 256-byte aligned), so values + v is 16-byte aligned exactly when v % 4 == 0, and a
-//    block row's values there may be read as one float4. A view made any other way must keep this.
+//    (cudaMalloc, 256-byte aligned). A view made any other way must keep this.
 //  - x gets no such promise. As everywhere in this phase it is the caller's array of cols floats,
 //    only float-aligned, with nothing readable past x[cols - 1] (a block at the right edge names
 //    columns past it, and tools/sanitize_test.sh's memcheck runs allocate x to its exact size): read

@@ -3,17 +3,17 @@
 //
 // You learn: how training gets the gradients of attention without the seq_q x seq_k matrix: P is
 // recomputed tile by tile from Q, K and the L that 5.05 saved; the five products (S, dP, dV, dK, dQ)
-// run on 5.05's tensor-core toolkit; and the one gradient that does not fit the work split. One block
-// owns a block of keys and walks the query tiles, so dK and dV sum in its registers and are written
-// once; but dQ_i sums over every key block, which lives in other blocks.
+// run on 5.05's tensor-core toolkit; and the gradient that does not fit the work split: dK and dV are
+// sums over queries, dQ a sum over keys, so however the blocks cut the work, some gradient's sum
+// crosses blocks.
 // Task: attention_flash_backward (attention.cuh): dQ, dK, dV in BF16 from BF16 Q, K, V, O, dO and FP32
 // L, for causal (seq_q == seq_k) and non-causal shapes (any seq_q, seq_k), d 64 or 128, any length.
 // The formulas are the paper's, in the README's 5.07 section. The workspace (FP32, its size fixed by
-// attention_backward_workspace_elements) is yours: an FP32 dQ and D fit in it.
-// You decide: how dQ's sum over key blocks is made (FP32 atomics into the workspace, then a conversion;
-//             or a second pass over query blocks that recomputes S and dP); which warp owns which keys
-//             (and so which rows of dK and dV) and which part of the dQ tile; what stays in registers
-//             and what goes through shared memory (Q, dO, dS, L, D); the tile sizes for d 64 and 128.
+// attention_backward_workspace_elements) is yours.
+// You decide: how the work is split over blocks (and so which gradients sum in a block's registers)
+//             and how a sum that crosses blocks is completed; which warp owns which part of a block's
+//             tiles; what stays in registers and what goes through shared memory; the tile sizes for
+//             d 64 and 128.
 // Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023),
 // Algorithm 2 and section 3.1.2; PTX ISA, "Warp Level Matrix Multiply-Accumulate Instructions".
 // Run:   ./workbook run 5.07 [-- --size 16x4096x128]
@@ -53,15 +53,12 @@ __device__ inline void load_rows(__nv_bfloat16* tile, const __nv_bfloat16* src, 
     load_tile_swizzled<ROWS, 64, THREADS>(tile + block * ROWS * 64, src, rows, D, row0, block * 64);
 }
 
-// TODO(5.07): write the kernels attention_flash_backward launches, and their helpers. D once per query
-//             row (a small kernel before the main one). The main kernel: one block per
-//             (block of keys, head) that walks the head's query tiles (causal: only those that see its
-//             keys), recomputes P from S and L, and keeps its keys' dK and dV in FP32 registers until
-//             it writes them once, in BF16. All five products on mma.sync m16n8k16 (5.05's toolkit:
-//             ldmatrix_x4, ldmatrix_x4_trans, pack_bf16x2, mma_bf16_16816; the swizzled tiles above).
-//             dQ_i sums over every key block: your decision which way (atomics into an FP32 buffer in
-//             the workspace, converted to BF16 at the end, or a second pass over query tiles). Mask
-//             queries past seq_q, keys past seq_k and (causal) keys after the query.
+// TODO(5.07): write the kernels attention_flash_backward launches, and their helpers: dQ, dK and dV by
+//             the README's formulas, P recomputed from S and L (nothing of size seq_q x seq_k stored),
+//             each gradient element written once in BF16 and complete whatever order the blocks run
+//             in. All five products on mma.sync m16n8k16 (5.05's toolkit: ldmatrix_x4,
+//             ldmatrix_x4_trans, pack_bf16x2, mma_bf16_16816; the swizzled tiles above). Mask queries
+//             past seq_q, keys past seq_k and (causal) keys after the query.
 }  // namespace
 
 void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
@@ -76,9 +73,9 @@ void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, co
     return;
   }
   // TODO(5.07): launch your kernels on `stream` (the workspace holds
-  //             attention_backward_workspace_elements(shape) floats: dQ's accumulator and D fit in it),
-  //             each checked with CUDA_CHECK_KERNEL(); d 64 and 128 may want different tiles. Then delete
-  //             the (void) line below: it only silences unused-parameter warnings.
+  //             attention_backward_workspace_elements(shape) floats, whatever they held before), each
+  //             checked with CUDA_CHECK_KERNEL(); d 64 and 128 may want different tiles. Then delete the
+  //             (void) line below: it only silences unused-parameter warnings.
   (void)Q, (void)K, (void)V, (void)O, (void)dO, (void)L, (void)dQ, (void)workspace, (void)stream;  // TODO(5.07)
 }
 

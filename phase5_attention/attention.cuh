@@ -122,8 +122,8 @@ int attention_decoding_splits(const AttentionShape& shape, int sm_count);
 // [heads][seq][d] layout), and 5.05's L (FP32), writes BF16 dQ, dK and dV. P = exp(scale Q K^T - L) is
 // recomputed tile by tile (nothing of size seq_q x seq_k is stored); D = rowsum(dO o O) per query row;
 // dV = P^T dO, dS = P o (dO V^T - D), dQ = scale dS K, dK = scale dS^T Q (Dao 2023, Algorithm 2).
-// `workspace`: attention_backward_workspace_elements(shape) floats (dQ's FP32 accumulator and D); its
-// contents on entry do not matter. Causal (seq_q == seq_k) and non-causal (any seq_q, seq_k >= 1);
+// `workspace`: attention_backward_workspace_elements(shape) floats of FP32 scratch for the launcher's
+// own use; its contents on entry do not matter. Causal (seq_q == seq_k) and non-causal (any seq_q, seq_k >= 1);
 // d 64 or 128; seq_q = 0 writes zero dK and dV. Q, K, V, O, dO 16-byte aligned, as cudaMalloc returns them.
 using Bf16AttentionBackwardLauncher = void (*)(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                                const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* L,
@@ -133,7 +133,7 @@ void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, co
                               const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* L, __nv_bfloat16* dQ,
                               __nv_bfloat16* dK, __nv_bfloat16* dV, const AttentionShape& shape, float* workspace,
                               cudaStream_t stream);
-// heads x seq_q x (d + 1) floats: an FP32 dQ the key blocks add into, and D.
+// heads x seq_q x (d + 1) floats: one per element of dQ and one more per query row.
 std::size_t attention_backward_workspace_elements(const AttentionShape& shape);
 // The backward's FLOP as the course counts them: the five products S = Q K^T, dP = dO V^T, dV = P^T dO,
 // dQ = dS K and dK = dS^T Q, 2.5 times the forward's 4 seq_q seq_k d per head (halved when causal). The

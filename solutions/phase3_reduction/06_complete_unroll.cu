@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // 3.06 complete_unroll: the whole tree unrolled for a block size known at compile time.
 //
-// You learn: to make the block size a template parameter, so every test on it is decided by the
-// compiler and the tree can become straight-line code with no loop counter, and how a launcher
-// dispatches a runtime choice (64 .. 256 threads) to the right instantiation.
+// You learn: to make the block size a template parameter, so the tree can become straight-line code
+// with no loop counter; the launcher that turns a runtime choice (64 .. 256 threads) into one of three
+// instantiations with a switch is given: read it.
 // Task: in reduce_complete_unroll_kernel, write the block-wide steps of the tree, from kThreads
 // partial sums (up to 1024) down to 64, as straight-line code; 3.05's warp_sum_last_64 (given: it is
 // 3.05's answer, and the loads are 3.04's: solve those first) finishes.
-// You decide: how the steps are written so that each exists only for the block sizes that need it;
-//             where each step's barrier goes, and whether a barrier may sit inside a test on kThreads.
+// You decide: how the steps are written so that each exists only for the block sizes that need it,
+//             and where each step's barrier goes.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #6:
 // the whole tree unrolled with a template.
 // Holds 3.04's and 3.05's answers: solve them first (the two loads and the last warp's steps).
@@ -51,8 +51,6 @@ __global__ void __launch_bounds__(kThreads)
   if (i + kThreads < n) sum += in[i + kThreads];
   partial[tid] = sum;
   __syncthreads();
-  // kThreads is known at compile time, blockDim.x only at run time: what does that change for a
-  // __syncthreads() that only some block sizes need (3.01: every thread reaches it, or none)?
   if (kThreads >= 1024) {
     if (tid < 512) partial[tid] += partial[tid + 512];
     __syncthreads();

@@ -10,8 +10,8 @@
 // Task: in block_row_spmv (called by spmv_block_tiled_kernel) let one warp compute a block row's 4
 // rows of y: each lane sums one row of the blocks its slot owns, finding the entries through the
 // block's template instead of per-entry columns; then the slots' sums become y.
-// You decide: which lane is which (block slot, row) pair, and so which shuffles fold the slots; when a
-//             row takes the one-float4 path; which lanes write y.
+// You decide: which blocks of a block row each slot takes; which lane is which (block slot, row) pair,
+//             and so which shuffles fold the slots; when a row may take one float4; which lanes write y.
 // Source: SPASM's block-tiled SpMV: a warp works on 8 4x4 blocks at a time, blocks are pre-decoded and grouped
 // by template, and each tile's slice of x is prefetched into shared memory.
 // Run:   ./workbook run 4.07 [-- --gen block|poisson|banded --rows 4M]
@@ -45,9 +45,9 @@ static_assert(kSlots * 4 == kWarpSize, "a lane is one row (0..3) of one block sl
 
 // Block row br (matrix rows 4 br .. 4 br + 3) by one warp. xs: the tile's x window or x itself (the
 // positions were pre-decoded for the one in use); shared_rows: the first kSharedTemplates descriptors.
-// Alignment (spmv.cuh): a.values is 16-byte aligned, so a row's values may be one float4 when their
-// offset is a multiple of 4; x is only float-aligned and ends at x[cols - 1], so xs is read one float
-// at a time (when xs is x itself, a float4 of an edge block would read past the end).
+// Alignment (spmv.cuh): a float4 load must start on a 16-byte boundary and hold only values of the
+// lane's own row; x is only float-aligned and ends at x[cols - 1], so xs is read one float at a time
+// (when xs is x itself, a float4 of an edge block would read past the end).
 __device__ void block_row_spmv(const BlockTiledView& a, const float* xs, const std::uint32_t* shared_rows, int br,
                                float* y) {
   const int lane = threadIdx.x % kWarpSize;
@@ -89,9 +89,8 @@ __global__ __launch_bounds__(kThreads) void spmv_block_tiled_kernel(BlockTiledVi
   for (int i = tid; i < window.y; i += kThreads) x_window[i] = window.x + i < a.cols ? x[window.x + i] : 0.0f;
   __syncthreads();  // the x slice and the templates are in shared memory before any block reads them
   const int tile_end = min((blockIdx.x + 1) * kTileBlockRows, a.block_rows);
-  // Warp w takes block rows w, w + 8, ... of the tile. Its 32 lanes are 8 block slots x 4 rows (which
-  // lane is which, block_row_spmv decides): the 8 slots take a block row's blocks 8 at a time, so the
-  // warp reads 8 consecutive blocks at once.
+  // Warp w takes block rows w, w + 8, ... of the tile. Its 32 lanes are 8 block slots x 4 rows; which
+  // lane is which, and which of a block row's blocks each slot takes, block_row_spmv decides.
   for (int br = blockIdx.x * kTileBlockRows + tid / kWarpSize; br < tile_end; br += kThreads / kWarpSize) {
     block_row_spmv(a, window.y >= 0 ? x_window : x, shared_rows, br, y);
   }

@@ -3,17 +3,17 @@
 //
 // You learn: how training gets the gradients of attention without the seq_q x seq_k matrix: P is
 // recomputed tile by tile from Q, K and the L that 5.05 saved; the five products (S, dP, dV, dK, dQ)
-// run on 5.05's tensor-core toolkit; and the one gradient that does not fit the work split. One block
-// owns a block of keys and walks the query tiles, so dK and dV sum in its registers and are written
-// once; but dQ_i sums over every key block, which lives in other blocks.
+// run on 5.05's tensor-core toolkit; and the gradient that does not fit the work split: dK and dV are
+// sums over queries, dQ a sum over keys, so however the blocks cut the work, some gradient's sum
+// crosses blocks.
 // Task: attention_flash_backward (attention.cuh): dQ, dK, dV in BF16 from BF16 Q, K, V, O, dO and FP32
 // L, for causal (seq_q == seq_k) and non-causal shapes (any seq_q, seq_k), d 64 or 128, any length.
 // The formulas are the paper's, in the README's 5.07 section. The workspace (FP32, its size fixed by
-// attention_backward_workspace_elements) is yours: an FP32 dQ and D fit in it.
-// You decide: how dQ's sum over key blocks is made (FP32 atomics into the workspace, then a conversion;
-//             or a second pass over query blocks that recomputes S and dP); which warp owns which keys
-//             (and so which rows of dK and dV) and which part of the dQ tile; what stays in registers
-//             and what goes through shared memory (Q, dO, dS, L, D); the tile sizes for d 64 and 128.
+// attention_backward_workspace_elements) is yours.
+// You decide: how the work is split over blocks (and so which gradients sum in a block's registers)
+//             and how a sum that crosses blocks is completed; which warp owns which part of a block's
+//             tiles; what stays in registers and what goes through shared memory; the tile sizes for
+//             d 64 and 128.
 // Source: Dao, "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning" (2023),
 // Algorithm 2 and section 3.1.2; PTX ISA, "Warp Level Matrix Multiply-Accumulate Instructions".
 // Run:   ./workbook run 5.07 [-- --size 16x4096x128]
