@@ -85,9 +85,8 @@ void ring_allreduce(const float* const* send, float* const* recv, std::size_t co
       CUDA_CHECK(cudaMemcpyAsync(recv[0], send[0], count * sizeof(float), cudaMemcpyDeviceToDevice, group.stream(0)));
     return;
   }
-  // TODO(6.02): the ring: a reduce-scatter of n - 1 steps, then an all-gather of n - 1, each step one
-  //             ring_step_kernel per rank over one chunk, reading it from the upstream neighbour
-  //             ((q + n - 1) % n) with blocks_for(len, device) blocks on that rank's stream. Order the steps
+  // TODO(6.02): the ring: a reduce-scatter, then an all-gather, each step ring_step_kernel on each rank's
+  //             stream (blocks_for sizes the grid) over one chunk read from a neighbour. Order the steps
   //             with the group's events; nothing may read a rank's buffers before that rank's earlier
   //             work is done, and nobody may read them after your last step (about 30 lines).
   (void)send, (void)recv;  // TODO(6.02): delete: it only silences unused-parameter warnings

@@ -10,10 +10,9 @@
 // Task: the per-block update of the running softmax state, and the ring: its steps, copies and events.
 // Source: Liu, Zaharia, Abbeel, "Ring Attention with Blockwise Transformers for Near-Infinite Context"
 // (arXiv 2310.01889, 2023); Milakov and Gimelshein, "Online normalizer calculation for softmax" (2018).
-// You decide: which block each rank computes with at each step, and where it came from (its keys'
-//             offset in the sequence); what each copy must wait for (the block's arrival upstream, and
-//             the downstream rank done with the buffer it overwrites) and what each compute waits for;
-//             how the block's logits merge into the running state without overflowing at logits of 1e4.
+// You decide: which block each rank computes with at each step, and where its keys sit in the
+//             sequence; which events each copy and each compute waits for; how a block's logits merge
+//             into the running state.
 // Run:   ./workbook run 6.06 [-- --size 8x8192x128]
 // Check: ./workbook check 6.06
 // Aim:   >= 1.8x the same attention on one GPU, on two GPUs (FP32).
@@ -53,7 +52,8 @@ constexpr int kRowsPerWarp = 2;
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// Every row's running state: m = -inf, l = 0, acc = 0 (rows x D floats of acc, rows of m and l).
+// Every row's running state: m = -inf, l = 0, acc = 0. `rows` counts the rows of every head together
+// (heads x the rank's queries): rows x D floats of acc, rows of m and l.
 template <int D>
 __global__ void ring_init_kernel(float* acc, float* m, float* l, int rows) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -67,7 +67,7 @@ __global__ void ring_init_kernel(float* acc, float* m, float* l, int rows) {
   }
 }
 
-// O = acc / l and L = m + log(l) for every row.
+// O = acc / l and L = m + log(l) for every row (`rows` as for ring_init_kernel: heads x the rank's queries).
 template <int D>
 __global__ void ring_finish_kernel(float* O, float* L, const float* acc, const float* m, const float* l, int rows) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -194,15 +194,12 @@ void launch_block(const float* Q, const float* K, const float* V, p6::RingKV& kv
 template <int D>
 void ring_attention_d(const float* const* Q, const float* const* K, const float* const* V, float* const* O,
                       float* const* L, const p6::RingAttentionShape& shape, p6::RankGroup& group, p6::RingKV& kv) {
-  // TODO(6.06): the ring: each rank's running state initialized (launch_init), then n steps in which
-  //             every rank computes with one K/V block (launch_block: its own at first, then the ones
-  //             its upstream neighbour passes on through kv.send into kv's double buffer) while it sends
-  //             the block it holds on to its downstream neighbour on its copy stream; then launch_finish
-  //             writes O and L. Order it all with events (group.event on the compute streams, kv.event on
-  //             the copy streams): no block is used or passed on before it arrived, no buffer is
-  //             overwritten while its rank still reads it (computes with it or passes it on), inputs may
-  //             still be arriving when the call starts, and no rank reads another's buffers after its
-  //             stream is done (about 45 lines).
+  // TODO(6.06): the ring attention, from launch_init, launch_block, launch_finish and kv (its double
+  //             buffers, kv.send, its copy streams and events; group's streams and events). What must
+  //             hold: every query of every rank meets every key once; no block is used or passed on
+  //             before it arrived, and no buffer is overwritten while its rank still reads it; inputs
+  //             may still be arriving when the call starts, and no rank reads another's buffers after
+  //             its stream is done; the copies run while the ranks compute (about 45 lines).
   (void)Q, (void)K, (void)V, (void)O, (void)L;  // TODO(6.06): delete: it only silences unused-parameter warnings
   (void)shape, (void)group, (void)kv;           // TODO(6.06): delete: as above
 }

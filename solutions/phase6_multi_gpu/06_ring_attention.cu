@@ -10,10 +10,9 @@
 // Task: the per-block update of the running softmax state, and the ring: its steps, copies and events.
 // Source: Liu, Zaharia, Abbeel, "Ring Attention with Blockwise Transformers for Near-Infinite Context"
 // (arXiv 2310.01889, 2023); Milakov and Gimelshein, "Online normalizer calculation for softmax" (2018).
-// You decide: which block each rank computes with at each step, and where it came from (its keys'
-//             offset in the sequence); what each copy must wait for (the block's arrival upstream, and
-//             the downstream rank done with the buffer it overwrites) and what each compute waits for;
-//             how the block's logits merge into the running state without overflowing at logits of 1e4.
+// You decide: which block each rank computes with at each step, and where its keys sit in the
+//             sequence; which events each copy and each compute waits for; how a block's logits merge
+//             into the running state.
 // Run:   ./workbook run 6.06 [-- --size 8x8192x128]
 // Check: ./workbook check 6.06
 // Aim:   >= 1.8x the same attention on one GPU, on two GPUs (FP32).
@@ -53,7 +52,8 @@ constexpr int kRowsPerWarp = 2;
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// Every row's running state: m = -inf, l = 0, acc = 0 (rows x D floats of acc, rows of m and l).
+// Every row's running state: m = -inf, l = 0, acc = 0. `rows` counts the rows of every head together
+// (heads x the rank's queries): rows x D floats of acc, rows of m and l.
 template <int D>
 __global__ void ring_init_kernel(float* acc, float* m, float* l, int rows) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -67,7 +67,7 @@ __global__ void ring_init_kernel(float* acc, float* m, float* l, int rows) {
   }
 }
 
-// O = acc / l and L = m + log(l) for every row.
+// O = acc / l and L = m + log(l) for every row (`rows` as for ring_init_kernel: heads x the rank's queries).
 template <int D>
 __global__ void ring_finish_kernel(float* O, float* L, const float* acc, const float* m, const float* l, int rows) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
