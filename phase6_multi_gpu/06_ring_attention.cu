@@ -7,12 +7,12 @@
 // partial softmax merges into a row's running (max, sum, output), the rule of 2.08 and 5.06, so the
 // result equals attention on one GPU; and how the next block's copy hides behind this block's compute
 // (a double buffer, a copy stream, and events in both directions).
-// Task: the per-block update of the running softmax state, and the ring: its steps, copies and events.
+// Task: ring attention from its API alone: the kernels, and the ring with its copies and events.
 // Source: Liu, Zaharia, Abbeel, "Ring Attention with Blockwise Transformers for Near-Infinite Context"
 // (arXiv 2310.01889, 2023); Milakov and Gimelshein, "Online normalizer calculation for softmax" (2018).
-// You decide: which block each rank computes with at each step, and where its keys sit in the
-//             sequence; which events each copy and each compute waits for; how a block's logits merge
-//             into the running state.
+// You decide: how a block's kernel tiles queries and keys and how its logits merge into the running
+//             state; which block each rank computes with at each step, and where its keys sit in the
+//             sequence; which events each copy and each compute waits for.
 // Run:   ./workbook run 6.06 [-- --size 8x8192x128]
 // Check: ./workbook check 6.06
 // Aim:   >= 1.8x the same attention on one GPU, on two GPUs (FP32).
@@ -35,174 +35,12 @@
 
 namespace {
 
-constexpr int kWarps = 8;
-constexpr int kRowsPerWarp = 2;
-[[maybe_unused]] constexpr int kRowsPerBlock = kWarps * kRowsPerWarp;  // query rows per thread block
-[[maybe_unused]] constexpr int kKeyTile = 32;                          // keys per shared-memory tile: one per lane
-
-[[maybe_unused]] __device__ float warp_max(float x) {
-  for (int offset = 16; offset > 0; offset >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, offset));
-  return x;
-}
-
-[[maybe_unused]] __device__ float warp_sum(float x) {
-  for (int offset = 16; offset > 0; offset >>= 1) x += __shfl_xor_sync(0xffffffffu, x, offset);
-  return x;
-}
-
-// ---- kernels ----------------------------------------------------------------------------------------
-
-// Every row's running state: m = -inf, l = 0, acc = 0. `rows` counts the rows of every head together
-// (heads x the rank's queries): rows x D floats of acc, rows of m and l.
-template <int D>
-__global__ void ring_init_kernel(float* acc, float* m, float* l, int rows) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < static_cast<std::size_t>(rows) * D; i += stride) {
-    acc[i] = 0.0f;
-    if (i < static_cast<std::size_t>(rows)) {
-      m[i] = -INFINITY;
-      l[i] = 0.0f;
-    }
-  }
-}
-
-// O = acc / l and L = m + log(l) for every row (`rows` as for ring_init_kernel: heads x the rank's queries).
-template <int D>
-__global__ void ring_finish_kernel(float* O, float* L, const float* acc, const float* m, const float* l, int rows) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < static_cast<std::size_t>(rows) * D; i += stride) {
-    const std::size_t row = i / D;
-    O[i] = acc[i] / l[row];
-    if (i % D == 0) L[row] = m[row] + logf(l[row]);
-  }
-}
-
-// One K/V block (rows_k keys of every head, the first at token k_begin of the sequence) against this
-// rank's rows_q queries (the first at token q_begin): each query row's running state (m, l, acc) takes
-// in the block's keys, 32 at a time. A warp owns kRowsPerWarp rows; lane j scores key j of the tile; the
-// output's D columns are spread over the lanes (column lane + 32 c). Causal: query token i sees key
-// tokens <= i. Grid: (ceil(rows_q / kRowsPerBlock), heads).
-template <int D>
-__global__ void __launch_bounds__(kWarps * 32)
-    ring_block_kernel(const float* Q, const float* K, const float* V, float* acc, float* m, float* l, int rows_q,
-                      int rows_k, int q_begin, int k_begin, bool causal, float scale) {
-  constexpr int kCols = D / 32;
-  __shared__ float q_s[kRowsPerBlock][D];
-  __shared__ float k_s[kKeyTile][D + 1];  // + 1: lane j reads row j, column c: no bank conflicts
-  __shared__ float v_s[kKeyTile][D];
-  const int head = blockIdx.y;
-  const int row0 = blockIdx.x * kRowsPerBlock;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const float* q_head = Q + static_cast<std::size_t>(head) * rows_q * D;
-  const float* k_head = K + static_cast<std::size_t>(head) * rows_k * D;
-  const float* v_head = V + static_cast<std::size_t>(head) * rows_k * D;
-  for (int i = threadIdx.x; i < kRowsPerBlock * D; i += blockDim.x) {
-    const int r = i / D, c = i % D;
-    q_s[r][c] = row0 + r < rows_q ? q_head[static_cast<std::size_t>(row0 + r) * D + c] : 0.0f;
-  }
-  float o[kRowsPerWarp][kCols], m_run[kRowsPerWarp], l_run[kRowsPerWarp];
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-    const int row = row0 + warp * kRowsPerWarp + rr;
-    const std::size_t state = static_cast<std::size_t>(head) * rows_q + row;
-    m_run[rr] = row < rows_q ? m[state] : -INFINITY;
-    l_run[rr] = row < rows_q ? l[state] : 0.0f;
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) o[rr][c] = row < rows_q ? acc[state * D + lane + 32 * c] : 0.0f;
-  }
-  for (int t0 = 0; t0 < rows_k; t0 += kKeyTile) {
-    __syncthreads();  // because the previous tile's keys are still being read
-    for (int i = threadIdx.x; i < kKeyTile * D; i += blockDim.x) {
-      const int j = i / D, c = i % D;
-      const bool valid = t0 + j < rows_k;
-      k_s[j][c] = valid ? k_head[static_cast<std::size_t>(t0 + j) * D + c] : 0.0f;
-      v_s[j][c] = valid ? v_head[static_cast<std::size_t>(t0 + j) * D + c] : 0.0f;
-    }
-    __syncthreads();
-#pragma unroll
-    for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-      const int qi = warp * kRowsPerWarp + rr;
-      const int row = row0 + qi;
-      if (row >= rows_q) continue;  // the same for the whole warp
-      const int key = t0 + lane;
-      float s = -INFINITY;  // lane's logit; -inf: not a key of this row
-      if (key < rows_k && (!causal || k_begin + key <= q_begin + row)) {
-        float dot = 0.0f;
-#pragma unroll 16
-        for (int c = 0; c < D; ++c) dot = fmaf(q_s[qi][c], k_s[lane][c], dot);
-        s = dot * scale;
-      }
-      // TODO(6.06): merge this tile's logits s (one per lane; -inf for keys the row does not see) into the
-      //             row's running state m_run[rr], l_run[rr] and o[rr][c] (column lane + 32 c of the
-      //             unnormalized output, against V in v_s), so that after every block the state is that of
-      //             a softmax over all the keys seen so far. Logits of 1e4 must not overflow, and a row
-      //             that has seen no key yet stays as it is (about 15 lines).
-      (void)s;  // TODO(6.06): delete: it only silences an unused-variable warning
-    }
-  }
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-    const int row = row0 + warp * kRowsPerWarp + rr;
-    if (row >= rows_q) continue;
-    const std::size_t state = static_cast<std::size_t>(head) * rows_q + row;
-    if (lane == 0) {
-      m[state] = m_run[rr];
-      l[state] = l_run[rr];
-    }
-#pragma unroll
-    for (int c = 0; c < kCols; ++c) acc[state * D + lane + 32 * c] = o[rr][c];
-  }
-}
-
-// ---- launchers --------------------------------------------------------------------------------------
-
-[[maybe_unused]] int grid_for(std::size_t count) {
-  return static_cast<int>(std::min<std::size_t>(std::max<std::size_t>(1, (count + 255) / 256), 8192));
-}
-
-template <int D>
-void launch_init(p6::RingKV& kv, int r, int rows, cudaStream_t stream) {
-  if (rows == 0) return;
-  ring_init_kernel<D>
-      <<<grid_for(static_cast<std::size_t>(rows) * D), 256, 0, stream>>>(kv.acc(r), kv.m(r), kv.l(r), rows);
-  CUDA_CHECK_KERNEL();
-}
-
-template <int D>
-void launch_finish(float* O, float* L, p6::RingKV& kv, int r, int rows, cudaStream_t stream) {
-  if (rows == 0) return;
-  ring_finish_kernel<D>
-      <<<grid_for(static_cast<std::size_t>(rows) * D), 256, 0, stream>>>(O, L, kv.acc(r), kv.m(r), kv.l(r), rows);
-  CUDA_CHECK_KERNEL();
-}
-
-// One block's update of rank r's running state: rows_q queries (first token q_begin) against rows_k keys
-// (first token k_begin) of every head.
-template <int D>
-void launch_block(const float* Q, const float* K, const float* V, p6::RingKV& kv, int r, int heads, int rows_q,
-                  int q_begin, int rows_k, int k_begin, bool causal, cudaStream_t stream) {
-  if (rows_q == 0 || rows_k == 0) return;
-  const dim3 grid((rows_q + kRowsPerBlock - 1) / kRowsPerBlock, heads);
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(D)));
-  ring_block_kernel<D><<<grid, kWarps * 32, 0, stream>>>(Q, K, V, kv.acc(r), kv.m(r), kv.l(r), rows_q, rows_k, q_begin,
-                                                         k_begin, causal, scale);
-  CUDA_CHECK_KERNEL();
-}
-
-template <int D>
-void ring_attention_d(const float* const* Q, const float* const* K, const float* const* V, float* const* O,
-                      float* const* L, const p6::RingAttentionShape& shape, p6::RankGroup& group, p6::RingKV& kv) {
-  // TODO(6.06): the ring attention, from launch_init, launch_block, launch_finish and kv (its double
-  //             buffers, kv.send, its copy streams and events; group's streams and events). What must
-  //             hold: every query of every rank meets every key once; no block is used or passed on
-  //             before it arrived, and no buffer is overwritten while its rank still reads it; inputs
-  //             may still be arriving when the call starts, and no rank reads another's buffers after
-  //             its stream is done; the copies run while the ranks compute (about 45 lines).
-  (void)Q, (void)K, (void)V, (void)O, (void)L;  // TODO(6.06): delete: it only silences unused-parameter warnings
-  (void)shape, (void)group, (void)kv;           // TODO(6.06): delete: as above
-}
+// TODO(6.06): the kernels of ring attention and what launches them. Every query row of a rank takes in
+//             one K/V block at a time (any number of keys, from any position in the sequence; causal: a
+//             query sees keys at token positions up to its own), keeping a running state in kv (acc, m
+//             and l of the rank) from which O and L come at the end, equal to attention over the whole
+//             sequence within phase 5's FP32 bound. d 64 and 128; logits near 1e4 must not overflow; a
+//             row that has seen no key yet must come out right after later blocks (about 150 lines).
 
 }  // namespace
 
@@ -213,11 +51,13 @@ void ring_attention(const float* const* Q, const float* const* K, const float* c
   if (made.heads != shape.heads || made.seq != shape.seq || made.d != shape.d)
     throw std::invalid_argument("ring_attention: kv was made for another shape");
   if (group.size() > p6::RingKV::kEventsPerRank - 1) throw std::invalid_argument("ring_attention: too many ranks");
-  if (shape.d == 64) {
-    ring_attention_d<64>(Q, K, V, O, L, shape, group, kv);
-  } else {
-    ring_attention_d<128>(Q, K, V, O, L, shape, group, kv);
-  }
+  // TODO(6.06): the ring, with your kernels and kv (its double buffers, kv.send, its copy streams and
+  //             events; group's streams and events). What must hold: every query of every rank meets
+  //             every key once; no block is used or passed on before it arrived, and no buffer is
+  //             overwritten while its rank still reads it; inputs may still be arriving when the call
+  //             starts, and no rank reads another's buffers after its stream is done; the copies run
+  //             while the ranks compute (about 45 lines).
+  (void)Q, (void)K, (void)V, (void)O, (void)L;  // TODO(6.06): delete: it only silences unused-parameter warnings
 }
 
 // ---- lesson -----------------------------------------------------------------------------------------
