@@ -229,9 +229,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1)
 }
 
 // Folds one split's partial (m_s, l_s, o_s: this lane's D / 32 columns of its acc) into the row's
-// running (m, l, o), as 2.08's online_merge folds (m, d) pairs: both sides are sums of exp(s - max)
-// against their own max, so each is scaled to the larger max before they are added. An empty split
-// (m_s = -inf) adds nothing; two empty sides stay empty (exp(-inf - -inf) is NaN).
+// running (m, l, o), so that afterwards they describe the softmax over both splits' keys, as 2.08's
+// online_merge does for (m, d) pairs. Either side may be empty (m = -inf), and nothing may become NaN.
 template <int D>
 __device__ void merge_partial(float& m, float& l, float (&o)[D / 32], float m_s, float l_s,
                               const float (&o_s)[D / 32]) {
