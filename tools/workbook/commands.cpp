@@ -560,16 +560,17 @@ int command_hint(Context& ctx, const Exercise& exercise) {
   if (!title.empty())
     std::printf("The idea behind it: %s, section \"%s %s: %s\".\n", exercise.readme.c_str(), exercise.id.c_str(),
                 exercise.name.c_str(), title.c_str());
-  if (step.shown_after >= static_cast<int>(hints.tiers.size()) && !visible_gpu())
+  const bool last_tier = step.shown_after >= static_cast<int>(hints.tiers.size());
+  if (!last_tier)
+    std::printf("Still stuck? `./workbook hint %s` again shows the next one.\n", exercise.id.c_str());
+  else if (!visible_gpu())
     std::printf(
         "That was every hint. `./workbook solution %s --force` shows the reference (grading, which unlocks "
         "it, needs a GPU).\n",
         exercise.id.c_str());
-  else if (step.shown_after >= static_cast<int>(hints.tiers.size()))
+  else
     std::printf("That was every hint. Once your file passes, `./workbook solution %s` shows the reference.\n",
                 exercise.id.c_str());
-  else
-    std::printf("Still stuck? `./workbook hint %s` again shows the next one.\n", exercise.id.c_str());
   return kExitOk;
 }
 
