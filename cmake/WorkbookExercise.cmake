@@ -29,7 +29,9 @@
 # LESSON_MAIN replaces workbook_lesson_main as the lessons' main (phase 4's takes matrix options).
 # SANITIZE overrides the compute-sanitizer tools of the learner's grade, which are otherwise read from
 # the solution (_workbook_grade_sanitizers): e.g. SANITIZE memcheck for an exercise whose kernels
-# are a library's.
+# are a library's. SANITIZE none: no sanitizer run at all, of the grade or of the solution, for an
+# exercise with no kernel of its own whose libraries' kernels cannot run under a sanitizer (NCCL's
+# kernels on several GPUs wait for each other, and the sanitizer serializes launches).
 # REQUIRES_ARCH: the exercise needs more than sm_75 (common/arch_requirement.h). 80: its file compiles
 # for the build's architectures from 80 up (80 when there are none); 90a: for sm_90a only (wgmma, TMA).
 # Its lessons and tests then skip (exit 77) with one line on a GPU that cannot run it, and the
@@ -245,7 +247,7 @@ function(workbook_exercise id name)
     _workbook_grade_sanitizers(${solution} grade_tools)
   endif()
 
-  if(WORKBOOK_COMPUTE_SANITIZER)
+  if(WORKBOOK_COMPUTE_SANITIZER AND NOT ARG_SANITIZE STREQUAL "none")
     # The solution must be clean under every tool (initcheck too), on the same small case.
     foreach(tool IN ITEMS memcheck racecheck synccheck initcheck)
       _workbook_sanitize_command(command ${tool} $<TARGET_FILE:${base}_solution_test>)
