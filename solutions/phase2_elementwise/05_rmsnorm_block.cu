@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 // 2.05 rmsnorm_block: RMSNorm with one block per row and a shared-memory reduction.
 //
-// You learn: how a row-wise reduction maps onto a block (each thread sums the squares of a strided
-// slice, a tree in shared memory adds the slices), why the barrier sits outside the `if` of every
-// tree step, why eps keeps an all-zero row finite, and why reading the row twice costs almost
-// nothing: the second read hits L1 or L2, so DRAM still sees each float once.
-// Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c]. Write
-// rmsnorm_block_kernel: pass 1 sums squares (float4 when kFloat4), the tree gives the row's sum,
-// pass 2 re-reads the slice and writes the scaled values.
-// You decide: which slice of the row each thread reads, coalesced, with several loads in flight; how
-//             the block's sums meet (the tree and its barriers); how pass 2 revisits the same slice.
+// You learn: how a block shares one row's reduction among its threads, which barriers a block-wide
+// reduction needs and who must reach them, what eps is for, and what it costs to read a row twice.
+// Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c], one block per row.
+// Write rmsnorm_block_kernel (a float4 path and a plain one) and the launch shape in rmsnorm_block.
+// Any rows and cols >= 1 (rows * cols may pass 2^31); an all-zero row gives zeros, never NaN.
+// You decide: which items of the row each thread reads, and how many loads it has in flight before
+//             it uses the first; how the threads' sums meet in shared memory, and where the barriers
+//             go; how many threads a row gets, and the shared memory that takes.
 // Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); the shared-memory tree of Mark
 // Harris, "Optimizing Parallel Reduction in CUDA".
 // Run:   ./workbook run 2.05 [-- --size 16384x4096]
@@ -29,30 +28,32 @@
 
 namespace {
 
-// float4s each thread loads per step. A load takes ~1 us from DRAM; a thread that waits for each
-// before issuing the next keeps only 16 bytes in flight, and the SM too few to fill the bus (the
-// one-load-per-step version of this kernel measured 74% of memcpy at 16384 x 4096 on an H100).
-// Four independent loads per step put 64 bytes per thread in flight.
+// A load takes ~1 us from DRAM. A thread that waits for each load before it issues the next keeps
+// only 16 bytes (one float4) in flight, and the SM too few to fill the bus (see the napkin math below).
+// float4s (or floats) each thread loads per step before it uses the first: four put 64 bytes per
+// thread in flight (one per step measured 74% of memcpy at 16384 x 4096 on an H100).
 constexpr int kItems = 4;
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// One block per row: blockIdx.x is the row. blockDim.x is a power of two (the tree halves it) and
-// the launcher gives the kernel blockDim.x floats of dynamic shared memory. With kFloat4 the launcher
-// has checked that cols % 4 == 0 and that in, weight and out are 16-byte aligned, so every row
-// starts on a float4 boundary. __launch_bounds__: at most 1024 threads, and registers for as many
-// such blocks as an SM holds (two from Ampere's 2048 threads per SM on: 32 registers per thread), so
-// long rows still overlap one block's barriers with another's loads.
+// One block per row: blockIdx.x is the row. blockDim.x and the dynamic shared memory are your
+// launcher's choice (below): make them what this kernel assumes. With kFloat4 the launcher has checked
+// that cols % 4 == 0 and that in, weight and out are 16-byte aligned, so every row starts on a float4
+// boundary. __launch_bounds__ (given): at most 1024 threads, and registers for as many such blocks
+// as an SM holds (two from Ampere's 2048 threads per SM on: 32 registers per thread), so long rows
+// still overlap one block's barriers with another's loads.
 template <bool kFloat4>
 __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
-  // size_t: rows * cols passes 2^31 at 16384 x 131072, and an int product would wrap.
+  // rows * cols passes 2^31 at 16384 x 131072: an offset into in or out must not wrap there.
+  // size_t: an int product would wrap.
   const std::size_t row_start = static_cast<std::size_t>(blockIdx.x) * cols;
-  // Pass 1: each thread sums the squares of a strided slice of the row (float4 by float4 when
-  // kFloat4): neighbouring threads take neighbouring items, so a warp reads 32 neighbouring items:
-  // coalesced. The float4 path takes kItems of them per step and issues all kItems loads before it
-  // uses the first.
+  // Pass 1: the squares of this thread's share of the row. At each step a warp's loads should be
+  // coalesced, and a thread should have several independent loads in flight before it waits.
+  // A strided slice: neighbouring threads take neighbouring items, so a warp reads 32 neighbouring
+  // items (coalesced). The float4 path takes kItems of them per step and issues all kItems loads
+  // before it uses the first.
   const float* row = in + row_start;
   float sum = 0.0f;
   if constexpr (kFloat4) {
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
   } else {
     for (int i = threadIdx.x; i < cols; i += blockDim.x) sum += row[i] * row[i];
   }
-  // One slot per thread, then 0.08's tree, once per row.
+  // One slot per thread (the launcher passes blockDim.x floats), then 0.08's tree, once per row.
   extern __shared__ float partial[];
   partial[threadIdx.x] = sum;
   __syncthreads();  // every slot written before any thread reads a neighbour's
@@ -80,11 +81,14 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     // Outside the if: every thread must reach every barrier. It publishes this step's sums.
     __syncthreads();
   }
+  // An all-zero row must come out as zeros: what would rsqrt of its mean be without eps?
   // Every thread reads slot 0 (a broadcast). eps keeps an all-zero row at rsqrt(eps), finite, so
   // 0 * rsqrt(eps) = 0 instead of 0 * inf = NaN.
   const float inv_rms = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
-  // Pass 2: the same slice again (this block read it microseconds ago: L1 or L2 serves it), times
-  // inv_rms and the column's weight.
+  // Pass 2: a long row (131072 floats are 512 KB) does not fit in a block's registers, so pass 2
+  // reads in again; where that read is served from is the napkin math's question (below).
+  // The same slice again (this block read it microseconds ago: L1 or L2 serves it), times inv_rms and
+  // the column's weight.
   float* out_row = out + row_start;
   if constexpr (kFloat4) {
     const float4* row4 = reinterpret_cast<const float4*>(row);
@@ -115,16 +119,6 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
 
 // ---- launchers --------------------------------------------------------------------------------------
 
-// About kItems items (float4s or floats) per thread: one step of loads covers rows up to 4 x 1024
-// float4s, and blocks stay small enough that several rows share an SM. A power of two between one
-// warp and 1024 threads.
-int block_threads(int items) {
-  const int wanted = wb::ceil_div(items, kItems);
-  int threads = 32;
-  while (threads < wanted && threads < 1024) threads *= 2;
-  return threads;
-}
-
 bool aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
@@ -134,9 +128,18 @@ bool aligned16(const void* p) {
 void rmsnorm_block(const float* in, const float* weight, float* out, int rows, int cols, float eps,
                    cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return;  // a grid of 0 blocks is an invalid launch
+  // The float4 path needs whole float4 rows and 16-byte aligned pointers (given: a misaligned float4
+  // access is a fault, not a slow path).
   const bool use_float4 = cols % 4 == 0 && aligned16(in) && aligned16(weight) && aligned16(out);
-  const int threads = block_threads(use_float4 ? cols / 4 : cols);
-  const std::size_t shared_bytes = static_cast<std::size_t>(threads) * sizeof(float);
+  // The launch shape. As given, one warp per row and no shared memory: it runs, it does not pass.
+  int threads = 32;
+  std::size_t shared_bytes = 0;
+  // About kItems items (float4s or floats) per thread: one step of loads covers rows up to 4 x 1024
+  // float4s, and blocks stay small enough that several rows share an SM. A power of two (the tree
+  // halves it) between one warp and 1024 threads.
+  const int wanted = wb::ceil_div(use_float4 ? cols / 4 : cols, kItems);
+  while (threads < wanted && threads < 1024) threads *= 2;
+  shared_bytes = static_cast<std::size_t>(threads) * sizeof(float);  // one slot per thread
   if (use_float4) {
     rmsnorm_block_kernel<true><<<rows, threads, shared_bytes, stream>>>(in, weight, out, cols, eps);
   } else {
@@ -150,13 +153,12 @@ void rmsnorm_block(const float* in, const float* weight, float* out, int rows, i
 namespace {
 
 // Napkin math: 4 bytes read + 4 written per element, plus the weight once: 16384 x 4096 moves
-// 537 MB, 0.18 ms at ~3 TB/s. Pass 2 reads the row again, but a block of 256 threads finishes its
-// 16 KB row in microseconds and an SM holds 8 such rows (128 KB): the re-read hits L1, or L2 (the
-// ~1000 rows in flight are 17 MB, a third of the 50 MB L2), not DRAM. What limits you is bytes in
-// flight: a block waits at its barriers for its slowest thread's chain of loads. With one float4 per
-// step (4 loads in a row per thread at 4096) this kernel measured 74% of memcpy on an H100, 67% at
-// 32768 (8 in a row), 94% at 256 (2 in a row); kItems = 4 issues a thread's 4 loads at once. At
-// 2048 x 32768 a row is 128 KB and the 264 rows in flight (2 blocks per SM) are 34 MB: still in L2.
+// 537 MB, 0.18 ms at ~3 TB/s, if DRAM sees each float of in once. Pass 2 reads the row again: from
+// L1, L2 or DRAM? Count the rows your launch keeps in flight (blocks per SM x 132 SMs) times a row's
+// bytes, at 4096 and at 32768 columns, against the H100's 256 KB of L1 per SM and 50 MB of L2. What
+// limits you then is bytes in flight: a block waits at its barriers for its slowest thread's chain of
+// loads. A version that waited for each float4 before it loaded the next measured 74% of memcpy at
+// 4096 columns on an H100, 67% at 32768 and 94% at 256.
 int rmsnorm_block_lesson(wb::Lesson& lesson) {
   return p2::rmsnorm_lesson(lesson, "rmsnorm_block", rmsnorm_block);
 }
