@@ -2,16 +2,17 @@
 // 1.07 warptiling: block -> warp -> thread tiles, the fastest FP32 kernel of the ladder.
 //
 // You learn: how a third level of tiling (the warp tile) keeps each warp's shared-memory reads
-// compact and broadcast-friendly, how WMITER x WNITER sub-tiles spread a lane's outputs so that its
-// fragment loads stay float4, how two shared-memory buffers and a register stage overlap the next
-// tile's global loads with this tile's FMAs (one barrier per tile), and how one template gives both
-// a fast whole-tile kernel and a guarded one for the tails.
-// Task: write matmul_warptiling_kernel: the lane's place in its warp tile, the float4 loads of
-// the A and B tiles (guarded in the CHECKED variant), the transposed store of A, the double-buffered
-// loop over K with its register outer products, and the epilogue.
-// You decide: the order in which blocks take tiles (GROUP_M); which part of the warp tile each lane
-//             owns, so that its fragment reads stay float4; how the two buffers and the register stage
-//             interleave with one barrier per tile; what the CHECKED variant guards.
+// compact and broadcast-friendly; how double buffering overlaps the next tile's global loads with
+// this tile's FMAs, and how few barriers that needs; how the order in which blocks take tiles decides
+// what L2 holds; how one template gives both a fast whole-tile kernel and a guarded one for the tails.
+// Task: write matmul_warptiling_kernel, C = alpha A B + beta C for any M, N, K (beta == 0 never reads
+// C), and the launcher's kSmemBytes and kGroupM; the tile shape is given (see the launcher). The
+// kernel takes WMITER x WNITER sub-tiles per warp tile, but the graded shape has one (WMITER =
+// WNITER = 1): the phase README says how to test your sub-tile indexing too.
+// You decide: how the A and B tiles sit in shared memory, so that a lane's fragment reads are float4
+//             and a warp's stores spread over the banks; which part of the warp tile each lane owns;
+//             how a tile's loads, stores and barriers interleave with the FMAs, and how few barriers
+//             that needs; the order in which blocks take tiles, and its group height (kGroupM).
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 10
 // (warptiling); CUTLASS, "Efficient GEMM in CUDA": the warp, not the block, is the unit that shares fragments.
 // Run:   ./workbook run 1.07 [-- --size 4096]
@@ -59,11 +60,11 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
   constexpr int kBLoads = BK * BN / 4 / NTHREADS;  // float4s of the B tile per thread
   static_assert(kALoads * 4 * NTHREADS == BM * BK && kBLoads * 4 * NTHREADS == BK * BN,
                 "every thread loads the same number of float4s of each tile");
-  // As is stored transposed (k-major) so that a lane's TM values of A at one k are contiguous: one
-  // float4 load per 4. The 4 extra floats per row move the rows that one warp's transposing stores
-  // hit onto other banks (with BM a multiple of 32 they would all start in bank 0) and keep every
-  // row 16-byte aligned. Two buffers of each: the next tile is written while this one is read. The
-  // launcher passes their size as the dynamic shared memory of the launch.
+  // Shared memory: two buffers of each tile, so that the next tile can be written while this one is
+  // read. At each k a lane reads its TM values of A and its TN values of B as float4s: each 4 of them
+  // must be contiguous and 16-byte aligned in your layout. A row-major A delivers its tile row by row:
+  // count which banks one warp's stores into your A buffer hit. The launcher passes your layout's
+  // size, kSmemBytes, as the launch's dynamic shared memory.
   constexpr int kAStride = BM + 4;
   extern __shared__ float4 smem4[];  // declared as float4 for 16-byte alignment
   float* smem = reinterpret_cast<float*>(smem4);
@@ -246,12 +247,15 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
 
 // ---- launchers --------------------------------------------------------------------------------------
 
-// The configuration, tuned on an H100 by a sweep of 21 configurations against cuBLAS at 4096 (see the
-// phase README): 128 x 128 x 8 block tiles, 8 warps of 64 x 32 (one sub-tile each) where a lane owns
-// 8 x 8 outputs, and tiles handed out in groups of 8 tile rows. 64 accumulators per thread fit in 128
-// registers, so two 256-thread blocks (16 warps) share an SM; 16.6 KiB of shared memory per block.
+// Given: the tile shape, tuned on an H100 by a sweep of 21 configurations against cuBLAS at 4096 (see
+// the phase README), and the only one the tests run: 128 x 128 x 8 block tiles, 8 warps of 64 x 32
+// (one sub-tile each) where a lane owns 8 x 8 outputs. 64 accumulators per thread fit in 128
+// registers, so two 256-thread blocks (16 warps) share an SM. Yours: kGroupM and kSmemBytes.
 constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, WNITER = 1, TM = 8, TN = 8;
-constexpr int kThreads = 256, kMinBlocksPerSm = 2, kGroupM = 8;
+constexpr int kThreads = 256, kMinBlocksPerSm = 2;
+// Groups of 8 tile rows, as in the tuned configuration: at 8192 the 264 blocks in flight (2 per SM)
+// then read 8 panels of A and 33 of B, where the grid's own order has them read 5 of A and all 64 of B.
+constexpr int kGroupM = 8;
 
 template <bool CHECKED>
 void launch_warptiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
@@ -260,8 +264,9 @@ void launch_warptiling(int M, int N, int K, float alpha, const float* A, const f
   const dim3 grid(static_cast<unsigned>(wb::ceil_div(N, BN)), static_cast<unsigned>(wb::ceil_div(M, BM)));
   // Two blocks per SM cap a thread at 128 registers; the guarded variant needs a few more (it only
   // runs on the tails and small shapes), so it asks for one block per SM rather than spill.
-  // The two buffers of As and Bs: 2 * 8 * (132 + 128) floats = 16.6 KiB, under the 48 KiB a launch
-  // may ask for without cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize).
+  // A launch may ask for up to 48 KiB of dynamic shared memory without first calling
+  // cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize), which this launcher does not.
+  // The two buffers of As and Bs: 2 * 8 * (132 + 128) floats = 16,640 bytes (16.25 KiB).
   constexpr std::size_t kSmemBytes = sizeof(float) * 2 * BK * (BM + 4 + BN);
   static_assert(kSmemBytes <= 48 * 1024, "above 48 KiB of shared memory, opt in with cudaFuncSetAttribute first");
   matmul_warptiling_kernel<BM, BN, BK, WM, WN, WNITER, TM, TN, kThreads, CHECKED ? 1 : kMinBlocksPerSm, kGroupM,
