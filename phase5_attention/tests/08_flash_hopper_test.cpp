@@ -30,8 +30,7 @@ TEST_CASE("attention_flash_hopper does not overflow when the logits reach 1e4", 
       check_attention_bf16("attention_flash_hopper", attention_flash_hopper, c);
 }
 
-TEST_CASE("attention_flash_hopper applies the causal mask, down to rows with a single visible key",
-          "[p5][5.08][gpu]") {
+TEST_CASE("attention_flash_hopper applies the causal mask, down to rows with a single visible key", "[p5][5.08][gpu]") {
   const AttentionCase c = GENERATE(Catch::Generators::from_range(attention_cases(true)));
   check_attention_bf16("attention_flash_hopper", attention_flash_hopper, c);
 }

@@ -375,8 +375,7 @@ std::vector<AttentionCase> tile_edge_cases(bool causal, int tile) {
   std::vector<std::pair<int, int>> shapes;
   for (int seq : {tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile, 3 * tile - 1}) shapes.emplace_back(seq, seq);
   if (!causal) {
-    shapes.insert(shapes.end(),
-                  {{tile + 1, tile - 1}, {tile - 1, 3 * tile + 1}, {1, 2 * tile}, {2 * tile + 1, 1}});
+    shapes.insert(shapes.end(), {{tile + 1, tile - 1}, {tile - 1, 3 * tile + 1}, {1, 2 * tile}, {2 * tile + 1, 1}});
   }
   for (const auto& [seq_q, seq_k] : shapes) {
     for (int d : {64, 128}) {

@@ -1,32 +1,24 @@
 // SPDX-License-Identifier: MIT
-// 5.08 flash_hopper: FlashAttention-3's forward pass on Hopper: TMA, mbarriers, wgmma, warp
-// specialization, and the softmax of one tile overlapped with the tensor cores' work on another.
+// 5.08 flash_hopper: FlashAttention-3's forward pass on Hopper: TMA, mbarriers, wgmma with P from
+// registers, warp specialization, and one warpgroup's softmax hidden under the other's products.
 //
-// You learn: 5.05's algorithm rebuilt from phase 1's Hopper rungs (1.11-1.13, phase1_matmul/hopper.cuh).
-// A producer warpgroup issues TMA loads of Q once and of K and V tile after tile into a ring of stages
-// guarded by mbarriers; two consumer warpgroups, 64 query rows each, run S = Q K^T as wgmma with both
-// operands in shared memory, the online softmax in registers, and O += P V as wgmma with P taken from
-// registers: the FP32 S accumulator rounded to BF16 pairs is wgmma's A fragment as it stands, as it
-// was mma.sync's in 5.05. V stays [key][d] in shared memory and wgmma reads it transposed (MN-major).
-// The exp2 of the softmax runs on the multi-function units, which are 256 times slower than the
-// tensor cores per FLOP on an H100: unless something else runs while a warpgroup exponentiates, the
-// tensor cores idle. So each consumer issues the next tile's Q K^T and this tile's P V, then does the
-// softmax of the next tile while the P V product runs (FlashAttention-3's intra-warpgroup pipelining),
-// and the two consumers share the tensor cores between them.
-// Task: write the producer's loop and the consumers' main loop: the waits, the two products, the
-// softmax with its mask, and the hand-back of each stage. The toolkit, the epilogue and the launch are
-// given.
-// You decide: the parity of every wait (the producer's first pass over a fresh ring included); which
-//             wgmma groups are in flight when the softmax runs, and so when each register may be read
-//             or written and when a stage may be handed back; which key tiles a causal block visits
-//             and which of them need the mask.
-// Source: Shah, Bikshandi, Zhang, Thakkar, Ramani, Dao, "FlashAttention-3: Fast and Accurate Attention
-// with Asynchrony and Low-precision" (2024, arXiv 2407.08608), Algorithms 1 and 2; PTX ISA,
-// "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions" and "cp.async.bulk.tensor".
+// You learn: 5.05's algorithm rebuilt from phase 1's Hopper rungs (phase1_matmul/hopper.cuh). A producer
+// warpgroup loads Q once and K and V tile by tile with TMA into a ring of mbarrier-guarded stages; two
+// consumer warpgroups (64 query rows each) run S = Q K^T on wgmma, the online softmax in registers, and
+// O += P V on wgmma with P read from registers: the FP32 accumulator rounded to BF16 pairs is the A
+// operand as it stands (5.05's trick, one size up). exp2 runs on the multi-function units, 256 times
+// slower per operation than the tensor cores: the consumers take turns, one exponentiating while the
+// other's products run (FlashAttention-3's ping-pong schedule).
+// Task: the producer's loop, the consumers' loop, the P V product, the softmax and the A fragment.
+// You decide: the parity of every wait (a fresh ring's first pass included); which wgmma groups are
+//             in flight while registers are read, so when a stage may go back to the producer; which
+//             key tiles a causal block visits and which need the mask.
+// Source: Shah et al., "FlashAttention-3: Fast and Accurate Attention with Asynchrony and
+// Low-precision" (2024, arXiv 2407.08608), sections 3.1-3.2; PTX ISA, "wgmma.mma_async" and
+// "cp.async.bulk.tensor".
 // Run:   ./workbook run 5.08 [-- --size 16x4096x128]
-// Check: ./workbook check 5.08    (a wrong parity or byte count stops the kernel after 2 s and says so)
-// Aim:   >= 2x 5.05 and >= 90% of PyTorch's SDPA on its cuDNN backend at 16x4096x128 on an H100
-//        (phase 5 README: the SDPA numbers measured beside it).
+// Check: ./workbook check 5.08    (a wait that never completes stops the kernel after 2 s: launch fails)
+// Aim:   >= 2x 5.05 and >= 90% of PyTorch's SDPA on cuDNN at 16x4096x128 on an H100 (phase 5 README).
 // Previous: 5.07 flash_backward. Next: p5_bench, then 6.01 peer_access.
 
 #include <cuda_bf16.h>
@@ -81,7 +73,7 @@ __device__ inline void issue_scores(float (&s)[BC / 2], const __nv_bfloat16* q_r
   for (int kd = 0; kd < D / 16; ++kd) {
     const int block = kd / 4, col = (kd % 4) * 16;  // 16 columns of d inside a 64-column block
     WgmmaBf16<BC>::mma(s, smem_descriptor_sw128(q_rows + block * kBR * 64 + col),
-                        smem_descriptor_sw128(k_tile + block * BC * 64 + col), kd > 0);
+                       smem_descriptor_sw128(k_tile + block * BC * 64 + col), kd > 0);
   }
   wgmma_commit_group();
 }
@@ -166,7 +158,7 @@ __device__ inline void rescale(float (&o)[D / 2], const float (&correction)[2]) 
 
 // Block (query tile, head): kBR query rows of one head against its key tiles. Warpgroup 0 produces,
 // warpgroups 1 and 2 consume (64 rows each).
-template <int D, int BC, int STAGES, bool CAUSAL, bool OVERLAP>
+template <int D, int BC, int STAGES, bool CAUSAL, bool PINGPONG>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_hopper_kernel(const __grid_constant__ CUtensorMap map_q, const __grid_constant__ CUtensorMap map_k,
                         const __grid_constant__ CUtensorMap map_v, const __grid_constant__ CUtensorMap map_o,
@@ -206,12 +198,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     // ---- producer: one thread issues every load -----------------------------------------------------
     setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {
-      constexpr std::uint32_t kTileBytes = BC * D * sizeof(__nv_bfloat16);
       mbarrier_arrive_expect_tx(q_full, kBR * D * sizeof(__nv_bfloat16));
 #pragma unroll
       for (int b = 0; b < D / 64; ++b) tma_load_3d(Qs + b * kBR * 64, &map_q, q_full, b * 64, q0, head);
       for (int j = 0; j < key_tiles; ++j) {
         const int stage = j % STAGES;
+        constexpr std::uint32_t kTileBytes = BC * D * sizeof(__nv_bfloat16);
         // A fresh barrier counts the phase before phase 0 (parity 1) as complete: the first pass over
         // the ring waits for nothing, later passes for both consumers' release.
         wait_or_stop(&empty[stage], ((j / STAGES) & 1) ^ 1);
@@ -231,16 +223,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   // ---- consumers ----------------------------------------------------------------------------------
   setmaxnreg_inc<kConsumerRegisters>();
   const int consumer = warpgroup - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-  const __nv_bfloat16* q_rows = Qs + consumer * 64 * 64;  // this warpgroup's 64 rows of each column block
-  const int wg_row0 = q0 + consumer * 64;                 // its first query row (of the head)
-  const int row0 = wg_row0 + warp * 16 + lane / 4;        // the thread's rows: row0 and row0 + 8
+  const int wg_row0 = q0 + consumer * 64;           // its first query row (of the head)
+  const int row0 = wg_row0 + warp * 16 + lane / 4;  // the thread's rows: row0 and row0 + 8
 
   float o[D / 2];
 #pragma unroll
   for (int i = 0; i < D / 2; ++i) o[i] = 0.0f;
-  float s[BC / 2];
-  std::uint32_t p[BC / 16][4];
-  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f}, correction[2];
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0.0f, 0.0f};
   // Tiles that need the mask: the last (keys past seq_k) and, causal, those reaching past the
   // warpgroup's first row.
   auto needs_mask = [&](int j) {
@@ -249,53 +238,30 @@ __global__ void __launch_bounds__(kThreads, 1)
   };
 
   wait_or_stop(q_full, 0);
-  if constexpr (OVERLAP) {
-    // Tile 0: its scores, waited for at once; then, for each next tile j, S_j = Q K_j^T and
-    // O += P_{j-1} V_{j-1} in flight together while the softmax of S_j runs (FlashAttention-3,
-    // Algorithm 2).
-    wait_or_stop(&k_full[0], 0);
-    issue_scores<D, BC>(s, q_rows, Ks);
-    wgmma_wait_group<0>();
-    wgmma_fence_operands(s);
-    softmax_tile<BC, CAUSAL>(s, row_max, row_sum, correction, needs_mask(0), 0, row0, seq_k, lane, scale_log2);
-    to_bf16<BC>(p, s);
-    for (int j = 1; j < key_tiles; ++j) {
-      const int stage = j % STAGES, prev = (j - 1) % STAGES;
-      wait_or_stop(&k_full[stage], (j / STAGES) & 1);
-      issue_scores<D, BC>(s, q_rows, Ks + stage * Lay::kK);
-      wait_or_stop(&v_full[prev], ((j - 1) / STAGES) & 1);
-      issue_pv<D, BC>(o, p, Vs + prev * Lay::kK);
-      wgmma_wait_group<1>();  // the scores are done; P V may still run
-      wgmma_fence_operands(s);
-      softmax_tile<BC, CAUSAL>(s, row_max, row_sum, correction, needs_mask(j), j * BC, row0, seq_k, lane,
-                               scale_log2);
-      wgmma_wait_group<0>();  // P V is done: O may be rescaled, P rewritten, the stage handed back
-      wgmma_fence_operands(o);
-#pragma unroll
-      for (int kk = 0; kk < BC / 16; ++kk) wgmma_fence_operands(p[kk]);
-      if (t == 0) mbarrier_arrive(&empty[prev]);
-      rescale<D>(o, correction);
-      to_bf16<BC>(p, s);
-    }
-    const int last = (key_tiles - 1) % STAGES;
-    wait_or_stop(&v_full[last], ((key_tiles - 1) / STAGES) & 1);
-    issue_pv<D, BC>(o, p, Vs + last * Lay::kK);
-    wgmma_wait_group<0>();
-    wgmma_fence_operands(o);
-#pragma unroll
-    for (int kk = 0; kk < BC / 16; ++kk) wgmma_fence_operands(p[kk]);
-    if (t == 0) mbarrier_arrive(&empty[last]);
-  } else {
-    for (int j = 0; j < key_tiles; ++j) {
+  {
+    const __nv_bfloat16* q_rows = Qs + consumer * 64 * 64;  // this warpgroup's 64 rows of each column block
+    float s[BC / 2];                                        // scores, then probabilities
+    std::uint32_t p[BC / 16][4];                            // the probabilities as P V's A operand
+    float correction[2];
+    // Phase j (0..key_tiles) of this warpgroup's tensor-core work: P V of tile j - 1, then the scores of
+    // tile j; the softmax of tile j follows outside the phase. PINGPONG: the two consumers take turns
+    // (named barriers 3 and 4), so that one's softmax runs while the other's products do
+    // (FlashAttention-3, section 3.1). Consumer 1 lets consumer 0 go first and, to leave no arrival
+    // pending, does not hand the turn back after its last phase.
+    constexpr int kTurn = 3;
+    auto my_turn = [&] {
+      if constexpr (PINGPONG) named_barrier_sync(kTurn + consumer, 2 * 128);
+    };
+    auto your_turn = [&] {
+      if constexpr (PINGPONG) named_barrier_arrive(kTurn + 1 - consumer, 2 * 128);
+    };
+    auto scores = [&](int j) {
       const int stage = j % STAGES;
       wait_or_stop(&k_full[stage], (j / STAGES) & 1);
       issue_scores<D, BC>(s, q_rows, Ks + stage * Lay::kK);
-      wgmma_wait_group<0>();
-      wgmma_fence_operands(s);
-      softmax_tile<BC, CAUSAL>(s, row_max, row_sum, correction, needs_mask(j), j * BC, row0, seq_k, lane,
-                               scale_log2);
-      rescale<D>(o, correction);
-      to_bf16<BC>(p, s);
+    };
+    auto pv = [&](int j) {
+      const int stage = j % STAGES;
       wait_or_stop(&v_full[stage], (j / STAGES) & 1);
       issue_pv<D, BC>(o, p, Vs + stage * Lay::kK);
       wgmma_wait_group<0>();
@@ -303,7 +269,29 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < BC / 16; ++kk) wgmma_fence_operands(p[kk]);
       if (t == 0) mbarrier_arrive(&empty[stage]);
+    };
+    auto softmax = [&](int j) {
+      wgmma_wait_group<0>();
+      wgmma_fence_operands(s);
+      softmax_tile<BC, CAUSAL>(s, row_max, row_sum, correction, needs_mask(j), j * BC, row0, seq_k, lane, scale_log2);
+      rescale<D>(o, correction);
+      to_bf16<BC>(p, s);
+    };
+    if (PINGPONG && consumer == 1) named_barrier_arrive(kTurn + 0, 2 * 128);
+    my_turn();
+    scores(0);
+    your_turn();
+    softmax(0);
+    for (int j = 1; j < key_tiles; ++j) {
+      my_turn();
+      pv(j - 1);
+      scores(j);
+      your_turn();
+      softmax(j);
     }
+    my_turn();
+    pv(key_tiles - 1);
+    if (consumer == 0) your_turn();
   }
 
   // ---- epilogue: L from registers; O through this warpgroup's Q rows (done with) and a TMA store --
@@ -338,7 +326,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-template <int D, int BC, int STAGES, bool CAUSAL, bool OVERLAP>
+template <int D, int BC, int STAGES, bool CAUSAL, bool PINGPONG>
 void launch_flash_hopper(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
                          float* L, const AttentionShape& shape, cudaStream_t stream) {
   constexpr int kSmemBytes = Layout<D, BC, STAGES>::kBytes + 1024;  // + the 1024-byte alignment
@@ -346,7 +334,7 @@ void launch_flash_hopper(const __nv_bfloat16* Q, const __nv_bfloat16* K, const _
   const CUtensorMap map_k = make_tensor_map_bf16_3d(K, shape.heads, shape.seq_k, D, BC);
   const CUtensorMap map_v = make_tensor_map_bf16_3d(V, shape.heads, shape.seq_k, D, BC);
   const CUtensorMap map_o = make_tensor_map_bf16_3d(O, shape.heads, shape.seq_q, D, 64);
-  const auto kernel = flash_hopper_kernel<D, BC, STAGES, CAUSAL, OVERLAP>;
+  const auto kernel = flash_hopper_kernel<D, BC, STAGES, CAUSAL, PINGPONG>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
   const long long blocks = static_cast<long long>(wb::ceil_div(shape.seq_q, kBR)) * shape.heads;
   if (blocks > 0x7fffffffLL) throw std::invalid_argument("attention_flash_hopper: more than 2^31 - 1 blocks");
@@ -369,14 +357,14 @@ void attention_flash_hopper(const __nv_bfloat16* Q, const __nv_bfloat16* K, cons
   if (shape.heads == 0 || shape.seq_q == 0) return;
   if (shape.d == 64) {
     if (shape.causal)
-      launch_flash_hopper<64, 128, 3, true, false>(Q, K, V, O, L, shape, stream);
+      launch_flash_hopper<64, 128, 3, true, true>(Q, K, V, O, L, shape, stream);
     else
-      launch_flash_hopper<64, 128, 3, false, false>(Q, K, V, O, L, shape, stream);
+      launch_flash_hopper<64, 128, 3, false, true>(Q, K, V, O, L, shape, stream);
   } else {
     if (shape.causal)
-      launch_flash_hopper<128, 128, 2, true, false>(Q, K, V, O, L, shape, stream);
+      launch_flash_hopper<128, 128, 2, true, true>(Q, K, V, O, L, shape, stream);
     else
-      launch_flash_hopper<128, 128, 2, false, false>(Q, K, V, O, L, shape, stream);
+      launch_flash_hopper<128, 128, 2, false, true>(Q, K, V, O, L, shape, stream);
   }
 }
 
