@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Hopper (sm_90a) toolkit of rungs 1.11-1.13 (and of phase 5's tensor-core kernels): one
+// The Hopper (sm_90a) toolkit of rungs 1.11-1.13 and of 5.08 (FlashAttention-3's forward pass): one
 // inline-PTX instruction per function, each with what it needs from its caller. Nothing here decides
 // anything: the rungs decide what to load where, when to wait, and in which order.
 //   wgmma    warpgroup MMA: 128 threads (4 consecutive warps, the first a multiple of 4) issue one
@@ -48,6 +48,17 @@ __device__ inline std::uint64_t smem_descriptor_sw128(const void* start) {
   const std::uint64_t address = shared_address(start);
   return ((address & 0x3FFFF) >> 4) | (std::uint64_t(1) << 16) | (std::uint64_t(1024 >> 4) << 32) |
          (std::uint64_t(1) << 62);
+}
+
+// The same for an MN-major tile (the B operand stored [k][n], n contiguous: wgmma reads it with
+// imm-trans-b = 1), stored as column blocks of 64 n (128-byte rows, 128-byte swizzle), each block
+// [k rows][64]: the 8 k rows of a 1024-byte swizzle atom follow each other (stride offset 1024), and
+// the next 64 n start `block_bytes` further on (the leading-dimension offset, which an MN-major
+// layout uses). PTX ISA, "Shared Memory Matrix Layout": the canonical MN-major 128-byte layout.
+__device__ inline std::uint64_t smem_descriptor_sw128_mn(const void* start, std::uint32_t block_bytes) {
+  const std::uint64_t address = shared_address(start);
+  return ((address & 0x3FFFF) >> 4) | (std::uint64_t((block_bytes >> 4) & 0x3FFF) << 16) |
+         (std::uint64_t(1024 >> 4) << 32) | (std::uint64_t(1) << 62);
 }
 
 // Orders this thread's register and shared-memory accesses before the wgmma that follow (the
@@ -170,6 +181,66 @@ struct WgmmaBf16<256> {
   }
 };
 
+// wgmma.mma_async m64nNk16 with A from registers and B MN-major from shared memory (imm-trans-b = 1,
+// smem_descriptor_sw128_mn): d (+)= A(64 x 16) * B(16 x N). Thread t (warp w, lane l) holds A as four
+// BF16 pairs: a[0] row 16 w + l / 4, columns 2 (l % 4) + {0, 1}; a[1] the same columns 8 rows lower;
+// a[2] and a[3] the same rows, columns 8 higher: the layout of two neighbouring n8 blocks of the
+// accumulator above, so an FP32 accumulator rounded to BF16 pairs is an A operand as it stands
+// (PTX ISA, "Register Fragments": wgmma .m64nNk16). The registers of `a` are read asynchronously:
+// they must not change until wgmma_wait_group says the product is done.
+template <int N>
+struct WgmmaBf16RS;
+
+template <>
+struct WgmmaBf16RS<64> {
+  static constexpr int kRegs = 32;
+  __device__ static void mma(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  }
+};
+
+template <>
+struct WgmmaBf16RS<128> {
+  static constexpr int kRegs = 64;
+  __device__ static void mma(float (&d)[64], const std::uint32_t (&a)[4], std::uint64_t desc_b, int accumulate) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),
+          "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),
+          "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]),
+          "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+          "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),
+          "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+  }
+};
+
+// Keeps the compiler from reusing the A registers of an asynchronous wgmma before its wait (as
+// wgmma_fence_operands does for accumulators).
+template <int N>
+__device__ inline void wgmma_fence_operands(std::uint32_t (&a)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(a[i])::"memory");
+}
+
 // ---- register reallocation ----------------------------------------------------------------------
 
 // setmaxnreg: a warpgroup gives registers back (dec) or takes them from the pool (inc), so a TMA
@@ -219,6 +290,42 @@ __device__ inline void mbarrier_wait(std::uint64_t* bar, std::uint32_t phase) {
       : "memory");
 }
 
+// The same wait, bounded: false instead of waiting for ever when the phase has not completed within
+// about `limit_ns` nanoseconds (the global timer; a healthy wait takes microseconds). Kernels whose
+// bugs would otherwise hang (a parity that never flips, a byte count that never arrives) use it to
+// stop and say so.
+__device__ inline bool mbarrier_wait_bounded(std::uint64_t* bar, std::uint32_t phase,
+                                             std::uint64_t limit_ns = 2000000000ull) {
+  std::uint32_t done = 0;
+  std::uint64_t start = 0;
+  for (int attempt = 0;; ++attempt) {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(phase)
+        : "memory");
+    if (done) return true;
+    std::uint64_t now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (attempt == 0) start = now;
+    if (now - start > limit_ns) return false;
+  }
+}
+
+// A barrier for `threads` threads (a multiple of 32) of the block, numbered `id` (1 to 15; 0 is
+// __syncthreads'): lets one warpgroup synchronise without stopping the others.
+__device__ inline void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+// Arrives at barrier `id` without waiting (the other side of a named_barrier_sync).
+__device__ inline void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ---- TMA ------------------------------------------------------------------------------------------
 
 // Loads the box of `map` whose first element is (x = inner coordinate, y = outer coordinate) into
@@ -230,6 +337,33 @@ __device__ inline void tma_load_2d(void* dst, const CUtensorMap* map, std::uint6
       "[%2];\n" ::"r"(shared_address(dst)),
       "l"(map), "r"(shared_address(bar)), "r"(x), "r"(y)
       : "memory");
+}
+
+// The same for a 3D tensor map (x innermost, then y, then z): a box never crosses a z boundary, so
+// rows past the end of a batch arrive as zeros instead of the next batch's rows.
+__device__ inline void tma_load_3d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y, int z) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+      "[%2];\n" ::"r"(shared_address(dst)),
+      "l"(map), "r"(shared_address(bar)), "r"(x), "r"(y), "r"(z)
+      : "memory");
+}
+// Stores the box of `map` at (x, y, z) from shared memory at `src` (written in the map's swizzled
+// layout); elements outside the tensor are not written. Issued by one thread, after the writes of
+// every thread that filled `src` were made visible to the async proxy (fence_proxy_async_shared,
+// then a barrier). Completes as a bulk group: bulk_commit_group, then bulk_wait_group_read before
+// `src` is reused or the block exits.
+__device__ inline void tma_store_3d(const CUtensorMap* map, const void* src, int x, int y, int z) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(map),
+               "r"(shared_address(src)), "r"(x), "r"(y), "r"(z)
+               : "memory");
+}
+__device__ inline void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until the bulk stores committed by this thread have read their shared memory.
+__device__ inline void bulk_wait_group_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
 // Host: a tensor map for a row-major [rows][K] BF16 matrix read in boxes of box_rows x 64 elements
@@ -258,6 +392,36 @@ inline CUtensorMap make_tensor_map_bf16(const __nv_bfloat16* base, int rows, int
   if (rc != CUDA_SUCCESS)
     throw std::invalid_argument("cuTensorMapEncodeTiled failed (error " + std::to_string(int(rc)) + ") for a " +
                                 std::to_string(rows) + " x " + std::to_string(K) + " BF16 matrix");
+  return map;
+}
+
+// Host: a 3D tensor map for `batches` row-major [rows][K] BF16 matrices one after the other (z =
+// batch, y = row, x = column), boxes of box_rows x 64 x 1 with the 128-byte swizzle. Rows past `rows`
+// read as zeros and are not written by stores, whatever batch follows. The same alignment rules as
+// above, and the batch pitch (rows * K * 2 bytes) a multiple of 16.
+inline CUtensorMap make_tensor_map_bf16_3d(const __nv_bfloat16* base, int batches, int rows, int K, int box_rows) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &status) !=
+            cudaSuccess ||
+        status != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw std::runtime_error("cuTensorMapEncodeTiled is not available from this driver");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {cuuint64_t(K), cuuint64_t(rows), cuuint64_t(batches)};
+  const cuuint64_t strides[2] = {cuuint64_t(K) * sizeof(__nv_bfloat16),
+                                 cuuint64_t(K) * cuuint64_t(rows) * sizeof(__nv_bfloat16)};
+  const cuuint32_t box[3] = {64, cuuint32_t(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult rc = encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<__nv_bfloat16*>(base), dims, strides,
+                             box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (rc != CUDA_SUCCESS)
+    throw std::invalid_argument("cuTensorMapEncodeTiled failed (error " + std::to_string(int(rc)) + ") for " +
+                                std::to_string(batches) + " BF16 matrices of " + std::to_string(rows) + " x " +
+                                std::to_string(K));
   return map;
 }
 

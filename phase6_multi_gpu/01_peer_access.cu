@@ -15,7 +15,7 @@
 // Run:   ./workbook run 6.01 [-- --size 64M]
 // Check: ./workbook check 6.01
 // Aim:   >= 90% of cudaMemcpyPeerAsync one way (about 80% of the NVLink bound on an H100 pair).
-// Previous: 5.07 flash_backward (the last rung on one GPU). Next: 6.02 ring_allreduce.
+// Previous: 5.08 flash_hopper (the last rung on one GPU). Next: 6.02 ring_allreduce.
 
 #include <algorithm>
 #include <cstdint>

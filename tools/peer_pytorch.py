@@ -249,7 +249,7 @@ def phase4_cases(rows=4 * MiB):
 
 
 # p5_bench's attention shapes (its defaults --seqs 1024,4096,16384 --dims 64,128 --rows 64K), on which
-# it runs 5.05; the lesson's default 16x4096x128 is one of them.
+# it runs 5.05 (and 5.08 on Hopper); the lessons' default 16x4096x128 is one of them.
 P5_SEQS = (1024, 4096, 16384)
 P5_DIMS = (64, 128)
 P5_ROWS = 64 * 1024
@@ -285,8 +285,9 @@ def phase5_cases(sm_count=0):
                     cases.append(Case(
                         5, "sdpa_" + name, attention_shape(heads, seq, d, causal), "sdpa",
                         {"heads": heads, "seq": seq, "d": d, "causal": causal, "backend": backend},
-                        flop=attention_flop(heads, seq, seq, d, causal), ids=("5.05",),
-                        launchers=("attention_flash_tensor_cores",), dtype="bf16", cold=False,
+                        flop=attention_flop(heads, seq, seq, d, causal), ids=("5.05", "5.08"),
+                        launchers=("attention_flash_tensor_cores", "attention_flash_hopper"), dtype="bf16",
+                        cold=False,
                         note="F.scaled_dot_product_attention(q, k, v, is_causal=%s) on BF16 [1, %d, %d, %d] "
                              "under sdpa_kernel(SDPBackend.%s)" % (causal, heads, seq, d, backend)))
                     # The backward (5.07): dQ, dK, dV of the same call, counted as 2.5x the forward's FLOP.

@@ -146,9 +146,10 @@ class Cases(unittest.TestCase):
             self.assertEqual(case.dtype, "bf16")
             self.assertEqual(case.bytes, 0.0)
             backward = case.op.startswith("sdpa_bwd_")
-            self.assertEqual(case.ids, ("5.07",) if backward else ("5.05",))
+            self.assertEqual(case.ids, ("5.07",) if backward else ("5.05", "5.08"))
             self.assertEqual(case.launchers,
-                             ("attention_flash_backward",) if backward else ("attention_flash_tensor_cores",))
+                             ("attention_flash_backward",) if backward
+                             else ("attention_flash_tensor_cores", "attention_flash_hopper"))
         (bwd,) = [c for c in cases if c.op == "sdpa_bwd_flash" and c.shape == "16x4096x128"]
         self.assertEqual(bwd.flop, 2.5 * full.flop)  # attention_backward_flop: the five products
         row = peer.result_row(full, "NVIDIA H100 80GB HBM3", "2025-01-02", "pytorch 2.5.1", [0.25, 0.24, 0.26])

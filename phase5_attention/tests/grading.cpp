@@ -369,6 +369,24 @@ std::vector<AttentionCase> cross_cases() {
   return cases;
 }
 
+std::vector<AttentionCase> tile_edge_cases(bool causal, int tile) {
+  std::vector<AttentionCase> cases;
+  if (wb::test::sanitize_mode()) return cases;
+  std::vector<std::pair<int, int>> shapes;
+  for (int seq : {tile - 1, tile, tile + 1, 2 * tile - 1, 2 * tile, 3 * tile - 1}) shapes.emplace_back(seq, seq);
+  if (!causal) {
+    shapes.insert(shapes.end(), {{tile + 1, tile - 1}, {tile - 1, 3 * tile + 1}, {1, 2 * tile}, {2 * tile + 1, 1}});
+  }
+  for (const auto& [seq_q, seq_k] : shapes) {
+    for (int d : {64, 128}) {
+      AttentionCase c;
+      c.shape = AttentionShape{2, seq_q, seq_k, d, causal};
+      cases.push_back(c);
+    }
+  }
+  return cases;
+}
+
 std::vector<AttentionCase> huge_logit_cases(bool causal) {
   return make_cases({65, 257}, causal, AttentionData::HugeLogits);
 }

@@ -28,6 +28,11 @@ std::vector<AttentionCase> attention_cases(bool causal);
 // 65x17, 129x63, 257x64, 257x1, 1000x63 (seq_q x seq_k), d 64 and 128, 2 or 3 heads, so that a K/V
 // offset or a key bound taken with seq_q instead of seq_k shows. Under WB_SANITIZE: 17x65 and 65x17.
 std::vector<AttentionCase> cross_cases();
+// The edges of a kernel's `tile`-row query and key tiles (5.08: 128): seq tile - 1, tile, tile + 1,
+// 2 tile - 1, 2 tile, 3 tile - 1 (d 64 and 128, 2 heads), and, not causal, cross shapes one row or one key
+// across an edge on either side (tile + 1 x tile - 1, tile - 1 x 3 tile + 1, 1 x 2 tile, 2 tile + 1 x 1).
+// None under WB_SANITIZE (attention_cases' small shapes cover the sanitizer runs).
+std::vector<AttentionCase> tile_edge_cases(bool causal, int tile);
 // Logits near +-1e4 at seq 65 and 257: overflow (or 0 / 0) without the max.
 std::vector<AttentionCase> huge_logit_cases(bool causal);
 // seq 4096 (2 heads), d 64 and 128, graded against the cuBLAS path; not causal also 4096x1024 and

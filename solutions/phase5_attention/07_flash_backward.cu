@@ -20,7 +20,7 @@
 // Check: ./workbook check 5.07
 // Aim:   >= 3x the cuBLAS backward at 16x4096x128, and >= 70% of PyTorch's FlashAttention-2 backward on the
 //        same shape (tools/peer_pytorch.py).
-// Previous: 5.06 flash_decoding. Next: p5_bench, then 6.01 peer_access.
+// Previous: 5.06 flash_decoding. Next: 5.08 flash_hopper.
 
 #include <cuda_bf16.h>
 
