@@ -58,12 +58,17 @@ constexpr int kVecsPerThread = 4;                   // 16-byte loads per thread,
 constexpr int kWarpVecs = 32 * kVecsPerThread;      // 128 vectors: 512 consecutive elements a warp
 constexpr int kTileItems = kWarps * kWarpVecs * 4;  // 4096 elements (16 KiB) a tile
 constexpr unsigned int kFullMask = 0xffffffffu;
-// The workspace: the tile counter in its first 4 bytes, the status words (8 bytes a tile) from byte 256
-// on, so that the counter's atomics and the polls of the status words never share a cache line.
+// The workspace: the tile counter in its first 4 bytes, the status words from byte 256 on, so that the
+// counter's atomics and the polls of the status words never share a cache line. Each status word (8
+// bytes) has a 128-byte line of its own: packed, 16 tiles' words share one line, which their 32 updates
+// and the polls of every waiting block all meet in one L2 slice; spread out, a look-back's 32 reads go to
+// 32 lines. (Measured on an H100 with the rest unchanged: packed 99% of CUB, spread 111%.)
 constexpr std::size_t kStatusOffset = 256;
+constexpr std::size_t kStatusStride = 16;  // in status words: 128 bytes
 static_assert(kStatusOffset <= kScanFixedWorkspaceBytes && kTileItems >= int(kScanMinTileElements) &&
-                  sizeof(unsigned long long) <= kScanStatusBytesPerTile,
-              "the counter and one 8-byte status word per tile fit in scan_workspace_bytes(n)");
+                  kStatusStride * sizeof(unsigned long long) <=
+                      kTileItems / kScanMinTileElements * kScanStatusBytesPerTile,
+              "the counter and one status word per tile, 128 bytes apart, fit in scan_workspace_bytes(n)");
 
 // A tile's status word: the flag in the high 32 bits, the value's bits in the low 32, written with one
 // 64-bit store and read with one 64-bit load, so that a reader always sees a flag with its own value.
@@ -168,7 +173,7 @@ __device__ V look_back(const unsigned long long* status, unsigned int tile, unsi
     unsigned long long word = 0;
     unsigned int inclusive_lanes = 0;
     for (unsigned int sleep_ns = kFirstSleepNs;; sleep_ns = sleep_ns < kMaxSleepNs ? 2 * sleep_ns : kMaxSleepNs) {
-      word = mine >= 0 ? load_status(status + mine) : static_cast<unsigned long long>(kInclusive) << 32;
+      word = mine >= 0 ? load_status(status + mine * kStatusStride) : static_cast<unsigned long long>(kInclusive) << 32;
       const unsigned int flag = static_cast<unsigned int>(word >> 32);
       inclusive_lanes = __ballot_sync(kFullMask, flag == kInclusive);
       const unsigned int not_ready = __ballot_sync(kFullMask, flag == kNotReady);
@@ -270,13 +275,13 @@ __global__ void __launch_bounds__(kThreads)
     const V aggregate = __shfl_sync(kFullMask, inclusive, kWarps - 1);
     V prefix = V(0);
     if (tile == 0) {
-      if (lane == 0) store_status(status + tile, kInclusive, bits_of(aggregate));
+      if (lane == 0) store_status(status + tile * kStatusStride, kInclusive, bits_of(aggregate));
     } else {
       // The aggregate first, without waiting: the tiles after this one may need it, and it is what
       // keeps every wait finite.
-      if (lane == 0) store_status(status + tile, kAggregate, bits_of(aggregate));
+      if (lane == 0) store_status(status + tile * kStatusStride, kAggregate, bits_of(aggregate));
       prefix = look_back<V>(status, tile, lane);
-      if (lane == 0) store_status(status + tile, kInclusive, bits_of(prefix + aggregate));
+      if (lane == 0) store_status(status + tile * kStatusStride, kInclusive, bits_of(prefix + aggregate));
     }
     if (lane < kWarps) warp_offsets[lane] = prefix + before;
   }
@@ -337,7 +342,8 @@ void launch_scan(const T* in, T* out, std::size_t n, void* workspace, std::size_
   if (tiles > 0x7fffffffu)
     throw std::invalid_argument(std::string(launcher) + ": n = " + std::to_string(n) +
                                 " needs more than 2^31 - 1 tiles, the most one grid holds");
-  const std::size_t needed = kStatusOffset + tiles * sizeof(unsigned long long);
+  // The last tile's word ends the workspace: (tiles - 1) strides after the first, 8 bytes long.
+  const std::size_t needed = kStatusOffset + ((tiles - 1) * kStatusStride + 1) * sizeof(unsigned long long);
   if (workspace == nullptr || workspace_bytes < needed || reinterpret_cast<std::uintptr_t>(workspace) % 8 != 0)
     throw std::invalid_argument(std::string(launcher) + ": the workspace must hold " + std::to_string(needed) +
                                 " bytes, 8-byte aligned (scan_workspace_bytes(n) is enough), got " +
