@@ -63,7 +63,7 @@ const std::map<std::string, VerbSpec>& verbs() {
       {"status", {Verb::Status, VerbSpec::Id::None, {}, false}},
       {"list", {Verb::List, VerbSpec::Id::None, {}, false}},
       {"run", {Verb::Run, VerbSpec::Id::Required, {}, true}},
-      {"check", {Verb::Check, VerbSpec::Id::Optional, {"--fast", "--sanitize"}, false}},
+      {"check", {Verb::Check, VerbSpec::Id::Optional, {"--fast"}, false}},
       {"hint", {Verb::Hint, VerbSpec::Id::Optional, {}, false}},
       {"solution", {Verb::Solution, VerbSpec::Id::Required, {"--force"}, false}},
       {"watch", {Verb::Watch, VerbSpec::Id::Optional, {}, false}},
@@ -157,7 +157,6 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
                                           : "e.g. ./workbook bench phase1 -- --sizes 4096"));
       if (!known) return usage_error("workbook " + verb + " has no option " + word);
       if (word == "--fast") command.fast = true;
-      // --sanitize is accepted for the scripts and habits of before: the sanitizer runs are the default.
       if (word == "--force") command.force = true;
       if (word == "--all") command.all = true;
       if (word == "--yes") command.yes = true;
