@@ -36,8 +36,8 @@ TEST_CASE("verbs take exercise ids and their own options", "[host][workbook]") {
   CHECK(check.verb == Verb::Check);
   CHECK(check.exercise == "0.02");
   CHECK(check.fast);
-  CHECK_FALSE(parsed({"check", "0.02"}).fast);                // the sanitizer runs are part of the default check
-  CHECK(parsed({"check", "--fast"}).fast);                    // every exercise, graded tests only
+  CHECK_FALSE(parsed({"check", "0.02"}).fast);  // the sanitizer runs are part of the default check
+  CHECK(parsed({"check", "--fast"}).fast);      // every exercise, graded tests only
   CHECK(parsed({"check"}).exercise.empty());
   CHECK(parsed({"solution", "1.03", "--force"}).force);
   const Command reset_all = parsed({"reset", "--all", "--yes"});
