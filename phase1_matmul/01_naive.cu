@@ -45,9 +45,9 @@ __global__ void matmul_naive_kernel(int M, int N, int K, float alpha, const floa
   //             not be read at all (about 2 lines).
 }
 
-// ---- launchers --------------------------------------------------------------------------------------
-
 }  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
 
 void matmul_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                   cudaStream_t stream) {

@@ -46,9 +46,9 @@ __global__ void matmul_naive_kernel(int M, int N, int K, float alpha, const floa
   *c = alpha * acc + (beta == 0.0f ? 0.0f : beta * *c);
 }
 
-// ---- launchers --------------------------------------------------------------------------------------
-
 }  // namespace
+
+// ---- launchers --------------------------------------------------------------------------------------
 
 void matmul_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
                   cudaStream_t stream) {

@@ -63,7 +63,7 @@ const std::map<std::string, VerbSpec>& verbs() {
       {"status", {Verb::Status, VerbSpec::Id::None, {}, false}},
       {"list", {Verb::List, VerbSpec::Id::None, {}, false}},
       {"run", {Verb::Run, VerbSpec::Id::Required, {}, true}},
-      {"check", {Verb::Check, VerbSpec::Id::Optional, {"--fast", "--sanitize"}, false}},
+      {"check", {Verb::Check, VerbSpec::Id::Optional, {"--fast"}, false}},
       {"hint", {Verb::Hint, VerbSpec::Id::Optional, {}, false}},
       {"solution", {Verb::Solution, VerbSpec::Id::Required, {"--force"}, false}},
       {"watch", {Verb::Watch, VerbSpec::Id::Optional, {}, false}},
@@ -104,33 +104,94 @@ ParsedCommand usage_error(const std::string& why) {
   return ParsedCommand{std::nullopt, why};
 }
 
+// The words of the command line apart from the options every verb shares (--build-dir, --help) and the
+// arguments after --, which go into `command`. Returns the usage error, or "".
+std::string split_words(const std::vector<std::string>& arguments, Command* command, std::vector<std::string>* words,
+                        bool* passthrough) {
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& arg = arguments[i];
+    if (*passthrough) {
+      command->passthrough.push_back(arg);
+    } else if (arg == "--") {
+      *passthrough = true;
+    } else if (arg == "--build-dir" || arg.rfind("--build-dir=", 0) == 0) {
+      if (arg == "--build-dir") {
+        if (i + 1 >= arguments.size()) return "--build-dir needs a directory";
+        command->build_dir = arguments[++i];
+      } else {
+        command->build_dir = arg.substr(12);
+      }
+      if (command->build_dir.empty()) return "--build-dir needs a directory";
+    } else if (arg == "-h" || arg == "--help") {
+      command->verb = Verb::Help;
+      return "";
+    } else {
+      words->push_back(arg);
+    }
+  }
+  return "";
+}
+
+// One --option after the verb: one of the verb's own, or a usage error naming where it belongs.
+std::string apply_option(const VerbSpec& spec, const std::string& verb, const std::string& word, Command* command) {
+  bool known = false;
+  for (const std::string& flag : spec.flags) known = known || flag == word;
+  if (!known && spec.takes_passthrough)
+    return "workbook " + verb + " has no option " + word + "; the program's own options go after --, " +
+           (verb == "run" ? "e.g. ./workbook run 0.01 -- --size 16M" : "e.g. ./workbook bench phase1 -- --sizes 4096");
+  if (!known) return "workbook " + verb + " has no option " + word;
+  if (word == "--fast") command->fast = true;
+  if (word == "--force") command->force = true;
+  if (word == "--all") command->all = true;
+  if (word == "--yes") command->yes = true;
+  return "";
+}
+
+// One word after the verb that is not an option: the exercise id (or bench's phase).
+std::string apply_operand(const VerbSpec& spec, const std::string& verb, const std::string& word, Command* command) {
+  if (!command->exercise.empty() || command->phase >= 0)
+    return "workbook " + verb + " takes one exercise, got '" + word + "' as well";
+  if (spec.verb == Verb::Bench) {
+    if (const std::optional<int> phase = parse_phase(word)) {
+      command->phase = *phase;
+      return "";
+    }
+    if (!is_exercise_id(word))
+      return "workbook bench needs a phase (phase1) or an exercise id (1.03), got '" + word + "'";
+    command->exercise = word;
+    return "";
+  }
+  if (spec.id == VerbSpec::Id::None) return "workbook " + verb + " takes no exercise, got '" + word + "'";
+  if (!is_exercise_id(word))
+    return "'" + word + "' is not an exercise id: ids look like 0.01 or 1.03 (see: ./workbook list)";
+  command->exercise = word;
+  return "";
+}
+
+// What the whole command must hold once every word is read: what the verb requires, nothing it refuses.
+std::string check_complete(const VerbSpec& spec, const std::string& verb, const Command& command, bool passthrough) {
+  if (passthrough && !spec.takes_passthrough) return "workbook " + verb + " takes no arguments after --";
+  if (spec.verb == Verb::Bench && command.exercise.empty() && command.phase < 0)
+    return "workbook bench needs a phase (phase1) or an exercise id (1.03)";
+  if (spec.id == VerbSpec::Id::Required && spec.verb != Verb::Bench && command.exercise.empty())
+    return "workbook " + verb + " needs an exercise id, e.g. workbook " + verb + " 0.01";
+  if (spec.verb == Verb::Reset) {
+    if (command.all && !command.exercise.empty()) return "workbook reset takes an id or --all, not both";
+    if (!command.all && command.exercise.empty())
+      return "workbook reset needs an exercise id (./workbook reset 0.01) or --all";
+  }
+  return "";
+}
+
 }  // namespace
 
 ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
   Command command;
   std::vector<std::string> words;
   bool passthrough = false;
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const std::string& arg = arguments[i];
-    if (passthrough) {
-      command.passthrough.push_back(arg);
-    } else if (arg == "--") {
-      passthrough = true;
-    } else if (arg == "--build-dir" || arg.rfind("--build-dir=", 0) == 0) {
-      if (arg == "--build-dir") {
-        if (i + 1 >= arguments.size()) return usage_error("--build-dir needs a directory");
-        command.build_dir = arguments[++i];
-      } else {
-        command.build_dir = arg.substr(12);
-      }
-      if (command.build_dir.empty()) return usage_error("--build-dir needs a directory");
-    } else if (arg == "-h" || arg == "--help") {
-      command.verb = Verb::Help;
-      return ParsedCommand{command, ""};
-    } else {
-      words.push_back(arg);
-    }
-  }
+  if (const std::string error = split_words(arguments, &command, &words, &passthrough); !error.empty())
+    return usage_error(error);
+  if (command.verb == Verb::Help) return ParsedCommand{command, ""};
   if (words.empty()) {
     if (passthrough) return usage_error("arguments after -- need a verb (run or bench)");
     return ParsedCommand{command, ""};
@@ -145,53 +206,14 @@ ParsedCommand parse_command_line(const std::vector<std::string>& arguments) {
   const VerbSpec& spec = found->second;
   command.verb = spec.verb;
   const std::string& verb = words[0];
-
   for (std::size_t i = 1; i < words.size(); ++i) {
     const std::string& word = words[i];
-    if (word.rfind("--", 0) == 0) {
-      bool known = false;
-      for (const std::string& flag : spec.flags) known = known || flag == word;
-      if (!known && spec.takes_passthrough)
-        return usage_error("workbook " + verb + " has no option " + word + "; the program's own options go after --, " +
-                           (verb == "run" ? "e.g. ./workbook run 0.01 -- --size 16M"
-                                          : "e.g. ./workbook bench phase1 -- --sizes 4096"));
-      if (!known) return usage_error("workbook " + verb + " has no option " + word);
-      if (word == "--fast") command.fast = true;
-      // --sanitize is accepted for the scripts and habits of before: the sanitizer runs are the default.
-      if (word == "--force") command.force = true;
-      if (word == "--all") command.all = true;
-      if (word == "--yes") command.yes = true;
-      continue;
-    }
-    if (!command.exercise.empty() || command.phase >= 0)
-      return usage_error("workbook " + verb + " takes one exercise, got '" + word + "' as well");
-    if (spec.verb == Verb::Bench) {
-      if (const std::optional<int> phase = parse_phase(word)) {
-        command.phase = *phase;
-        continue;
-      }
-      if (!is_exercise_id(word))
-        return usage_error("workbook bench needs a phase (phase1) or an exercise id (1.03), got '" + word + "'");
-      command.exercise = word;
-      continue;
-    }
-    if (spec.id == VerbSpec::Id::None)
-      return usage_error("workbook " + verb + " takes no exercise, got '" + word + "'");
-    if (!is_exercise_id(word))
-      return usage_error("'" + word + "' is not an exercise id: ids look like 0.01 or 1.03 (see: ./workbook list)");
-    command.exercise = word;
+    const std::string error =
+        word.rfind("--", 0) == 0 ? apply_option(spec, verb, word, &command) : apply_operand(spec, verb, word, &command);
+    if (!error.empty()) return usage_error(error);
   }
-
-  if (passthrough && !spec.takes_passthrough) return usage_error("workbook " + verb + " takes no arguments after --");
-  if (spec.verb == Verb::Bench && command.exercise.empty() && command.phase < 0)
-    return usage_error("workbook bench needs a phase (phase1) or an exercise id (1.03)");
-  if (spec.id == VerbSpec::Id::Required && spec.verb != Verb::Bench && command.exercise.empty())
-    return usage_error("workbook " + verb + " needs an exercise id, e.g. workbook " + verb + " 0.01");
-  if (spec.verb == Verb::Reset) {
-    if (command.all && !command.exercise.empty()) return usage_error("workbook reset takes an id or --all, not both");
-    if (!command.all && command.exercise.empty())
-      return usage_error("workbook reset needs an exercise id (./workbook reset 0.01) or --all");
-  }
+  if (const std::string error = check_complete(spec, verb, command, passthrough); !error.empty())
+    return usage_error(error);
   return ParsedCommand{command, ""};
 }
 

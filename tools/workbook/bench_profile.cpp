@@ -55,6 +55,207 @@ std::string peer_csv_lines(const std::vector<PeerRow>& rows) {
   return lines;
 }
 
+// One `workbook bench` in progress: what its steps share.
+struct BenchRun {
+  BenchRun(Context& c, int p, const Exercise* e, const std::vector<std::string>& a)
+      : ctx(c),
+        bench_args(a),
+        exercises(p >= 0 ? c.manifest.in_phase(p) : std::vector<const Exercise*>{e}),
+        name(p >= 0 ? "phase" + std::to_string(p) : e->id),
+        bench_target(p >= 0 ? exercises.front()->bench_target : ""),
+        bench_exe(p >= 0 ? exercises.front()->bench : ""),
+        has_ladder(!bench_target.empty() && !bench_exe.empty()),
+        steps(exercises.size() + (has_ladder ? 2 : 1)),
+        out_dir(join_path(state_dir(c.build_dir), "bench")),
+        peer_phase(p >= 0 ? p : e->phase),
+        peer_path(peer_csv_path(c.build_dir)) {}
+
+  Context& ctx;
+  const std::vector<std::string> bench_args;  // after --: the phase benchmark's
+  const std::vector<const Exercise*> exercises;
+  const std::string name;          // phase1 or 1.03: the output files' name
+  const std::string bench_target;  // the phase's own benchmark (the ladder), or empty
+  const std::string bench_exe;
+  const bool has_ladder;
+  const std::size_t steps;  // the [k/steps] progress lines
+  const std::string out_dir;
+  std::string csv =
+      "source,id,launcher,problem,median_ms,rate,rate_unit,pct_of_peak,peak_label,vs_reference,reference,status,"
+      "device\n";
+  std::string ladder_csv_path;  // the ladder's own CSV, when it ran
+  // Bars in % of a library and bars in % of a peak are different yardsticks: one panel each.
+  PlotPanel library_panel, peak_panel;
+  std::set<std::string> libraries, peaks;
+  std::string device;  // the GPU the lessons name
+  // The PyTorch peer, read once the lessons have named the GPU (its rows must be from the same one).
+  const int peer_phase;
+  const std::string peer_path;
+  std::optional<PeerLookup> peer;
+  std::set<const PeerRow*> peers_used;
+};
+
+constexpr const char* kBenchNeedsGpu =
+    "Benchmarks need a GPU; this machine has none usable (./workbook doctor says why).\n";
+
+// Step 1: every lesson, its reference and the phase benchmark are built.
+std::optional<int> build_bench_targets(BenchRun& run) {
+  std::vector<std::string> targets;
+  for (const Exercise* e : run.exercises) {
+    targets.push_back(e->target);
+    targets.push_back(e->solution_target());
+  }
+  if (run.has_ladder) targets.push_back(run.bench_target);
+  std::printf("[1/%zu] building %zu targets ...\n", run.steps, targets.size());
+  std::string errors;
+  if (!build_targets(run.ctx, targets, true, &errors)) {
+    std::printf("The build failed; the compiler says:\n\n%s", errors.c_str());
+    return kExitFailed;
+  }
+  make_directories(run.out_dir);
+  return std::nullopt;
+}
+
+// The ladder's CSV rows as rows of the bench CSV (a SKIP stays a SKIP, not a FAIL).
+void add_ladder_rows(BenchRun& run) {
+  std::string error;
+  const std::optional<std::string> text = read_file(run.ladder_csv_path);
+  const std::vector<BenchRow> ladder_rows = text ? parse_bench_csv(*text, &error) : std::vector<BenchRow>{};
+  if (!text) error = "it wrote no " + run.ladder_csv_path;
+  if (!error.empty()) std::printf("(the ladder's rows are left out of %s.csv: %s)\n", run.name.c_str(), error.c_str());
+  for (const BenchRow& row : ladder_rows)
+    run.csv += "ladder," + (row.id.empty() ? "-" : row.id) + "," + row.launcher + "," + csv_field(row.size) + ",,,," +
+               format_number(row.pct_of_peak) + ",peak," + format_number(row.pct_of_library) + ",% of " + row.library +
+               "," + (row.status.empty() ? "PASS" : row.status) + ",\n";
+}
+
+// Step 2: the phase's own benchmark (the ladder of reference kernels against the library), when it has one.
+std::optional<int> run_ladder(BenchRun& run) {
+  if (!run.has_ladder) {
+    if (!run.bench_args.empty()) std::printf("(no phase benchmark here: the arguments after -- are ignored)\n");
+    return std::nullopt;
+  }
+  run.ladder_csv_path = join_path(run.out_dir, run.name + "_" + run.bench_target + ".csv");
+  std::vector<std::string> argv = {run.bench_exe, "--out", run.ladder_csv_path};
+  argv.insert(argv.end(), run.bench_args.begin(), run.bench_args.end());
+  std::printf("[2/%zu] the reference ladder: %s\n", run.steps, describe_command(argv).c_str());
+  RunOptions options;
+  options.echo = true;  // the ladder prints a line per rung: visible progress
+  const ProcessResult ladder = run_process(argv, options);
+  if (ladder.exit_code == kExitNoGpu) {
+    std::printf("%s", kBenchNeedsGpu);
+    return kExitNoGpu;
+  }
+  if (!ladder.started || (ladder.exit_code != 0 && ladder.exit_code != 1)) {
+    std::printf("%s failed (exit %d)\n", run.bench_target.c_str(), ladder.exit_code);
+    return kExitFailed;
+  }
+  add_ladder_rows(run);
+  return std::nullopt;
+}
+
+// One reference row of exercise `e`: its plot group (yours, the reference, PyTorch where measured) in the
+// panel of its yardstick, and its line on the terminal.
+void add_plot_group(BenchRun& run, const Exercise& e, const LessonRow& ref, const std::vector<LessonRow>& mine,
+                    const std::vector<LessonRow>& theirs) {
+  if (run.device.empty()) run.device = ref.device;
+  if (!run.peer && !run.device.empty()) {
+    run.peer = lookup_peer(read_file(run.peer_path), run.peer_path, run.device, run.peer_phase);
+    std::printf("    %s\n", run.peer->message.c_str());
+  }
+  PlotGroup group;
+  group.label = e.id + " " + ref.name;
+  if (runs_several_shapes(theirs, ref.name)) group.label += " " + ref.problem;
+  PlotBar bar_yours{"yours", 0, true, "not passing yet"};
+  // A bar in % of a peak this GPU's tables lack (a new architecture) has no length: "peak unknown".
+  for (const LessonRow& row : mine)
+    if (row.name == ref.name && row.problem == ref.problem && row.pass)
+      bar_yours =
+          row.has_score() ? PlotBar{"yours", row.score(), false, ""} : PlotBar{"yours", 0, true, "peak unknown"};
+  group.bars.push_back(bar_yours);
+  group.bars.push_back(PlotBar{"reference", ref.score(), !ref.pass || !ref.has_score(),
+                               !ref.pass         ? "FAIL"
+                               : ref.has_score() ? ""
+                                                 : "peak unknown"});
+  const PeerRow* peer_row = run.peer ? find_peer_row(run.peer->rows, ref) : nullptr;
+  const std::optional<double> peer_value = peer_row ? peer_score(*peer_row, ref) : std::nullopt;
+  if (peer_value) {
+    group.bars.push_back(PlotBar{"pytorch", *peer_value, false, ""});
+    run.peers_used.insert(peer_row);
+  }
+  if (ref.ref_style == "percent") {
+    run.libraries.insert(ref.ref_label);
+    run.library_panel.groups.push_back(group);
+  } else {
+    run.peaks.insert(ref.peak_label);
+    run.peak_panel.groups.push_back(group);
+  }
+  std::printf("    %-28s yours %-10s reference %s%s\n", ref.name.c_str(),
+              bar_yours.missing ? "-" : (format_number(bar_yours.value) + "%").c_str(),
+              ref.has_score() ? (format_number(ref.score()) + "% (" + ref.score_label() + ")").c_str()
+                              : (ref.peak_label + " unknown").c_str(),
+              peer_value ? ("  PyTorch " + format_number(*peer_value) + "%").c_str() : "");
+}
+
+// Step 3: your lessons and the reference lessons, each measured with its library in the same run.
+std::optional<int> run_lessons(BenchRun& run) {
+  std::size_t step = run.has_ladder ? 3 : 2;
+  for (const Exercise* e : run.exercises) {
+    std::printf("[%zu/%zu] %s %s: your lesson, then the reference ...\n", step++, run.steps, e->id.c_str(),
+                e->name.c_str());
+    std::fflush(stdout);
+    RunOptions options;
+    options.timeout_s = kLessonTimeoutS;
+    const ProcessResult yours = run_process({e->learner_lesson, "--csv"}, options);
+    if (yours.exit_code == kExitNoGpu) {
+      std::printf("%s", kBenchNeedsGpu);
+      return kExitNoGpu;
+    }
+    const ProcessResult reference = run_process({e->solution_lesson, "--csv"}, options);
+    const std::vector<LessonRow> mine = parse_lesson_csv(yours.output);
+    const std::vector<LessonRow> theirs = parse_lesson_csv(reference.output);
+    for (const LessonRow& row : mine) run.csv += lesson_csv_line("yours", row);
+    for (const LessonRow& row : theirs) run.csv += lesson_csv_line("reference", row);
+    for (const LessonRow& ref : theirs) add_plot_group(run, *e, ref, mine, theirs);
+    if (theirs.empty()) std::printf("    the reference lesson printed no result (exit %d)\n", reference.exit_code);
+  }
+  if (run.peer) run.csv += peer_csv_lines(run.peer->rows);
+  return std::nullopt;
+}
+
+// The plot of everything measured: a panel per yardstick, the peer named where its rows were used.
+PlotSpec bench_plot(const BenchRun& run) {
+  PlotSpec plot;
+  plot.title = "workbook bench " + run.name + ": your kernels and the reference solutions";
+  plot.subtitle = run.device + ", " + utc_timestamp() + " (lesson default sizes)";
+  if (!run.peers_used.empty()) {
+    const PeerRow& first = **run.peers_used.begin();
+    plot.peer_label = "PyTorch " + first.peer.substr(first.peer.find(' ') + 1) + " (" + first.date + ", " +
+                      base_name(run.peer_path) + ")";
+  }
+  PlotPanel library_panel = run.library_panel, peak_panel = run.peak_panel;
+  const std::vector<std::string> library_names(run.libraries.begin(), run.libraries.end());
+  library_panel.axis_label = "% of " + join(library_names, " / ") + ", measured in the same run";
+  library_panel.library_label =
+      (library_names.size() == 1 ? library_names.front() : std::string("library")) + " = 100%";
+  const std::vector<std::string> peak_names(run.peaks.begin(), run.peaks.end());
+  peak_panel.axis_label = "% of " + join(peak_names, " / ") + " (from the device's attributes)";
+  plot.panels = {library_panel, peak_panel};
+  return plot;
+}
+
+// Step 4: the CSV and the SVG, and where they are.
+std::optional<int> write_bench_files(BenchRun& run) {
+  const std::string csv_path = join_path(run.out_dir, run.name + ".csv");
+  const std::string svg_path = join_path(run.out_dir, run.name + ".svg");
+  if (!write_file(csv_path, run.csv) || !write_file(svg_path, render_svg(bench_plot(run)))) {
+    std::printf("cannot write to %s\n", run.out_dir.c_str());
+    return kExitFailed;
+  }
+  std::printf("\nCSV: %s\nSVG: %s%s\n", csv_path.c_str(), svg_path.c_str(),
+              run.ladder_csv_path.empty() ? "" : ("\nladder CSV: " + run.ladder_csv_path).c_str());
+  return std::nullopt;
+}
+
 }  // namespace
 
 int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::vector<std::string>& bench_args) {
@@ -63,156 +264,10 @@ int command_bench(Context& ctx, int phase, const Exercise* exercise, const std::
     std::printf("Benchmarks need a GPU, and nvidia-smi lists none here (./workbook doctor says more).\n");
     return kExitNoGpu;
   }
-  std::vector<const Exercise*> exercises =
-      phase >= 0 ? ctx.manifest.in_phase(phase) : std::vector<const Exercise*>{exercise};
-  const std::string name = phase >= 0 ? "phase" + std::to_string(phase) : exercise->id;
-  std::vector<std::string> targets;
-  for (const Exercise* e : exercises) {
-    targets.push_back(e->target);
-    targets.push_back(e->solution_target());
-  }
-  const std::string bench_target = phase >= 0 ? exercises.front()->bench_target : "";
-  const std::string bench_exe = phase >= 0 ? exercises.front()->bench : "";
-  if (!bench_target.empty() && !bench_exe.empty()) targets.push_back(bench_target);
-  const bool has_ladder = !bench_target.empty() && !bench_exe.empty();
-  const std::size_t steps = exercises.size() + (has_ladder ? 2 : 1);
-  std::printf("[1/%zu] building %zu targets ...\n", steps, targets.size());
-  std::string errors;
-  if (!build_targets(ctx, targets, true, &errors)) {
-    std::printf("The build failed; the compiler says:\n\n%s", errors.c_str());
-    return kExitFailed;
-  }
-  const std::string out_dir = join_path(state_dir(ctx.build_dir), "bench");
-  make_directories(out_dir);
-  std::string csv =
-      "source,id,launcher,problem,median_ms,rate,rate_unit,pct_of_peak,peak_label,vs_reference,reference,status,"
-      "device\n";
-
-  // The phase's own benchmark (the ladder of reference kernels against the library), when it has one.
-  std::string ladder_csv_path;
-  if (!bench_target.empty() && !bench_exe.empty()) {
-    ladder_csv_path = join_path(out_dir, name + "_" + bench_target + ".csv");
-    std::vector<std::string> argv = {bench_exe, "--out", ladder_csv_path};
-    argv.insert(argv.end(), bench_args.begin(), bench_args.end());
-    std::printf("[2/%zu] the reference ladder: %s\n", steps, describe_command(argv).c_str());
-    RunOptions options;
-    options.echo = true;  // the ladder prints a line per rung: visible progress
-    const ProcessResult ladder = run_process(argv, options);
-    if (ladder.exit_code == kExitNoGpu) {
-      std::printf("Benchmarks need a GPU; this machine has none usable (./workbook doctor says why).\n");
-      return kExitNoGpu;
-    }
-    if (!ladder.started || (ladder.exit_code != 0 && ladder.exit_code != 1)) {
-      std::printf("%s failed (exit %d)\n", bench_target.c_str(), ladder.exit_code);
-      return kExitFailed;
-    }
-    std::string error;
-    const std::optional<std::string> text = read_file(ladder_csv_path);
-    const std::vector<BenchRow> ladder_rows = text ? parse_bench_csv(*text, &error) : std::vector<BenchRow>{};
-    if (!text) error = "it wrote no " + ladder_csv_path;
-    if (!error.empty()) std::printf("(the ladder's rows are left out of %s.csv: %s)\n", name.c_str(), error.c_str());
-    for (const BenchRow& row : ladder_rows)
-      csv += "ladder," + (row.id.empty() ? "-" : row.id) + "," + row.launcher + "," + csv_field(row.size) + ",,,," +
-             format_number(row.pct_of_peak) + ",peak," + format_number(row.pct_of_library) + ",% of " + row.library +
-             "," + (row.status.empty() ? "PASS" : row.status) + ",\n";  // a SKIP stays a SKIP, not a FAIL
-  } else if (!bench_args.empty()) {
-    std::printf("(no phase benchmark here: the arguments after -- are ignored)\n");
-  }
-
-  // Your lessons and the reference lessons, each measured with its library in the same run. Bars in
-  // % of a library and bars in % of a peak are different yardsticks: one panel each.
-  PlotPanel library_panel, peak_panel;
-  std::set<std::string> libraries, peaks;
-  std::string device;
-  // The PyTorch peer, read once the lessons have named the GPU (its rows must be from the same one).
-  const int peer_phase = phase >= 0 ? phase : exercise->phase;
-  const std::string peer_path = peer_csv_path(ctx.build_dir);
-  std::optional<PeerLookup> peer;
-  std::set<const PeerRow*> peers_used;
-  std::size_t step = has_ladder ? 3 : 2;
-  for (const Exercise* e : exercises) {
-    std::printf("[%zu/%zu] %s %s: your lesson, then the reference ...\n", step++, steps, e->id.c_str(),
-                e->name.c_str());
-    std::fflush(stdout);
-    RunOptions options;
-    options.timeout_s = kLessonTimeoutS;
-    const ProcessResult yours = run_process({e->learner_lesson, "--csv"}, options);
-    if (yours.exit_code == kExitNoGpu) {
-      std::printf("Benchmarks need a GPU; this machine has none usable (./workbook doctor says why).\n");
-      return kExitNoGpu;
-    }
-    const ProcessResult reference = run_process({e->solution_lesson, "--csv"}, options);
-    const std::vector<LessonRow> mine = parse_lesson_csv(yours.output);
-    const std::vector<LessonRow> theirs = parse_lesson_csv(reference.output);
-    for (const LessonRow& row : mine) csv += lesson_csv_line("yours", row);
-    for (const LessonRow& row : theirs) csv += lesson_csv_line("reference", row);
-    for (const LessonRow& ref : theirs) {
-      if (device.empty()) device = ref.device;
-      if (!peer && !device.empty()) {
-        peer = lookup_peer(read_file(peer_path), peer_path, device, peer_phase);
-        std::printf("    %s\n", peer->message.c_str());
-      }
-      PlotGroup group;
-      group.label = e->id + " " + ref.name;
-      if (runs_several_shapes(theirs, ref.name)) group.label += " " + ref.problem;
-      PlotBar bar_yours{"yours", 0, true, "not passing yet"};
-      // A bar in % of a peak this GPU's tables lack (a new architecture) has no length: "peak unknown".
-      for (const LessonRow& row : mine)
-        if (row.name == ref.name && row.problem == ref.problem && row.pass)
-          bar_yours =
-              row.has_score() ? PlotBar{"yours", row.score(), false, ""} : PlotBar{"yours", 0, true, "peak unknown"};
-      group.bars.push_back(bar_yours);
-      group.bars.push_back(PlotBar{"reference", ref.score(), !ref.pass || !ref.has_score(),
-                                   !ref.pass         ? "FAIL"
-                                   : ref.has_score() ? ""
-                                                     : "peak unknown"});
-      const PeerRow* peer_row = peer ? find_peer_row(peer->rows, ref) : nullptr;
-      const std::optional<double> peer_value = peer_row ? peer_score(*peer_row, ref) : std::nullopt;
-      if (peer_value) {
-        group.bars.push_back(PlotBar{"pytorch", *peer_value, false, ""});
-        peers_used.insert(peer_row);
-      }
-      if (ref.ref_style == "percent") {
-        libraries.insert(ref.ref_label);
-        library_panel.groups.push_back(group);
-      } else {
-        peaks.insert(ref.peak_label);
-        peak_panel.groups.push_back(group);
-      }
-      std::printf("    %-28s yours %-10s reference %s%s\n", ref.name.c_str(),
-                  bar_yours.missing ? "-" : (format_number(bar_yours.value) + "%").c_str(),
-                  ref.has_score() ? (format_number(ref.score()) + "% (" + ref.score_label() + ")").c_str()
-                                  : (ref.peak_label + " unknown").c_str(),
-                  peer_value ? ("  PyTorch " + format_number(*peer_value) + "%").c_str() : "");
-    }
-    if (theirs.empty()) std::printf("    the reference lesson printed no result (exit %d)\n", reference.exit_code);
-  }
-  if (peer) csv += peer_csv_lines(peer->rows);
-
-  PlotSpec plot;
-  plot.title = "workbook bench " + name + ": your kernels and the reference solutions";
-  plot.subtitle = device + ", " + utc_timestamp() + " (lesson default sizes)";
-  if (!peers_used.empty()) {
-    const PeerRow& first = **peers_used.begin();
-    plot.peer_label = "PyTorch " + first.peer.substr(first.peer.find(' ') + 1) + " (" + first.date + ", " +
-                      base_name(peer_path) + ")";
-  }
-  const std::vector<std::string> library_names(libraries.begin(), libraries.end());
-  library_panel.axis_label = "% of " + join(library_names, " / ") + ", measured in the same run";
-  library_panel.library_label =
-      (library_names.size() == 1 ? library_names.front() : std::string("library")) + " = 100%";
-  const std::vector<std::string> peak_names(peaks.begin(), peaks.end());
-  peak_panel.axis_label = "% of " + join(peak_names, " / ") + " (from the device's attributes)";
-  plot.panels = {library_panel, peak_panel};
-
-  const std::string csv_path = join_path(out_dir, name + ".csv");
-  const std::string svg_path = join_path(out_dir, name + ".svg");
-  if (!write_file(csv_path, csv) || !write_file(svg_path, render_svg(plot))) {
-    std::printf("cannot write to %s\n", out_dir.c_str());
-    return kExitFailed;
-  }
-  std::printf("\nCSV: %s\nSVG: %s%s\n", csv_path.c_str(), svg_path.c_str(),
-              ladder_csv_path.empty() ? "" : ("\nladder CSV: " + ladder_csv_path).c_str());
+  BenchRun run(ctx, phase, exercise, bench_args);
+  // In this order; a step that cannot go on ends the command with its exit status.
+  for (std::optional<int> (*step)(BenchRun&) : {build_bench_targets, run_ladder, run_lessons, write_bench_files})
+    if (const std::optional<int> status = step(run)) return *status;
   return kExitOk;
 }
 
@@ -255,6 +310,29 @@ double metric_of(const KernelMetrics* k, const std::string& metric) {
   if (k == nullptr) return -1;
   const auto found = k->average.find(metric);
   return found == k->average.end() ? -1 : found->second;
+}
+
+// Each of the reference's kernels: the curated metrics, yours beside the reference's. Returns the advice
+// for the first metric where yours is clearly worse than the reference, or "" when none is.
+std::string compare_metrics(const Context& ctx, const NcuReport& yours, const NcuReport& reference) {
+  std::string advice;
+  for (const KernelMetrics& ref : reference.kernels) {
+    const KernelMetrics* mine = nullptr;
+    for (const KernelMetrics& k : yours.kernels)
+      if (k.kernel == ref.kernel) mine = &k;
+    std::printf("\n%s\n%-50s %14s %14s\n", ctx.bold(ref.kernel).c_str(), "metric", "yours", "reference");
+    for (const CuratedMetric& m : curated_metrics()) {
+      const double a = metric_of(mine, m.name), b = metric_of(&ref, m.name);
+      std::printf("%-50s %14s %14s\n", m.label.c_str(), a < 0 ? "-" : format_metric(m.name, a).c_str(),
+                  b < 0 ? "-" : format_metric(m.name, b).c_str());
+      // The advice names the first metric where yours is clearly worse than the reference.
+      if (!advice.empty() || a < 0 || b < 0 || m.advice.empty()) continue;
+      const bool lower_is_worse =
+          m.name.find("bank_conflicts") == std::string::npos && m.name != "launch__registers_per_thread";
+      if ((lower_is_worse && a < 0.8 * b) || (!lower_is_worse && a > 1.25 * b + 16)) advice = m.label + ": " + m.advice;
+    }
+  }
+  return advice;
 }
 
 }  // namespace
@@ -300,23 +378,7 @@ int command_profile(Context& ctx, const Exercise& exercise) {
   }
   if (!yours.report.problem.empty()) std::printf("Yours: %s\n", yours.report.problem.c_str());
 
-  std::string advice;
-  for (const KernelMetrics& ref : reference.report.kernels) {
-    const KernelMetrics* mine = nullptr;
-    for (const KernelMetrics& k : yours.report.kernels)
-      if (k.kernel == ref.kernel) mine = &k;
-    std::printf("\n%s\n%-50s %14s %14s\n", ctx.bold(ref.kernel).c_str(), "metric", "yours", "reference");
-    for (const CuratedMetric& m : curated_metrics()) {
-      const double a = metric_of(mine, m.name), b = metric_of(&ref, m.name);
-      std::printf("%-50s %14s %14s\n", m.label.c_str(), a < 0 ? "-" : format_metric(m.name, a).c_str(),
-                  b < 0 ? "-" : format_metric(m.name, b).c_str());
-      // The advice names the first metric where yours is clearly worse than the reference.
-      if (!advice.empty() || a < 0 || b < 0 || m.advice.empty()) continue;
-      const bool lower_is_worse =
-          m.name.find("bank_conflicts") == std::string::npos && m.name != "launch__registers_per_thread";
-      if ((lower_is_worse && a < 0.8 * b) || (!lower_is_worse && a > 1.25 * b + 16)) advice = m.label + ": " + m.advice;
-    }
-  }
+  const std::string advice = compare_metrics(ctx, yours.report, reference.report);
   std::printf("\n%s\n", advice.empty() ? "Look at: your kernel is as good as the reference on these metrics; compare "
                                          "the kernel time."
                                        : ("Look at " + advice).c_str());

@@ -355,126 +355,178 @@ SanitizerGrade run_grade_sanitizers(const Context& ctx, const Exercise& exercise
   return grade;
 }
 
-}  // namespace
+// One grade in progress: what its steps share.
+struct CheckRun {
+  CheckRun(Context& c, const Exercise& e, const CheckOptions& o)
+      : ctx(c), exercise(e), options(o), label(e.id + " " + e.name) {}
+  Context& ctx;
+  const Exercise& exercise;
+  const CheckOptions& options;
+  const std::string label;  // "0.02 vector_add"
+  int timeout_s = 0;        // the graded test's limit
+  std::string measured;     // the lesson's best row after a pass, or empty
+};
 
-CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckOptions& options) {
-  const std::string label = exercise.id + " " + exercise.name;
+// A failed grade: recorded as failing in the progress (which is saved), then `outcome`.
+CheckOutcome record_failure(CheckRun& run, CheckOutcome outcome) {
+  run.ctx.progress.record_check(run.exercise.id, false, utc_timestamp());
+  run.ctx.save();
+  return outcome;
+}
+
+// Step 1: the lesson and the graded test compile, or the compiler's errors are shown.
+std::optional<CheckOutcome> build_exercise(CheckRun& run) {
+  const Exercise& exercise = run.exercise;
   std::string errors;
-  if (!build_targets(ctx, {exercise.target, exercise.test_target()}, true, &errors)) {
-    ctx.progress.record_check(exercise.id, false, utc_timestamp());
-    ctx.save();
-    if (options.compact) return CheckOutcome::BuildFailed;
-    std::printf("%s %s: %s does not compile. The compiler says:\n\n%s", ctx.red("✗").c_str(), label.c_str(),
-                exercise.stub.c_str(), errors.c_str());
-    return CheckOutcome::BuildFailed;
-  }
-  RunOptions run_options;
-  // Rungs whose bugs hang (mbarrier waits) have a shorter limit of their own, as in CTest.
-  const int timeout_s = exercise.test_timeout_s > 0 ? exercise.test_timeout_s : kTestTimeoutS;
-  run_options.timeout_s = timeout_s;
-  const ProcessResult test = run_process({exercise.learner_test}, run_options);
-  if (test.exit_code == kExitNoGpu && skipped_for_requirement(exercise, test.output)) {
-    if (!options.compact)
+  if (build_targets(run.ctx, {exercise.target, exercise.test_target()}, true, &errors)) return std::nullopt;
+  record_failure(run, CheckOutcome::BuildFailed);
+  if (run.options.compact) return CheckOutcome::BuildFailed;
+  std::printf("%s %s: %s does not compile. The compiler says:\n\n%s", run.ctx.red("✗").c_str(), run.label.c_str(),
+              exercise.stub.c_str(), errors.c_str());
+  return CheckOutcome::BuildFailed;
+}
+
+// The graded test exited 77: this GPU cannot run the exercise (skipped), or there is no usable GPU.
+CheckOutcome explain_skipped_test(CheckRun& run, const ProcessResult& test) {
+  const Exercise& exercise = run.exercise;
+  if (skipped_for_requirement(exercise, test.output)) {
+    if (!run.options.compact)
       std::printf(
           "%s %s compiles, but this GPU cannot run it: %s\nIt is skipped here, not failed (./workbook list "
           "shows which rungs this GPU runs).\n",
-          ctx.dim("-").c_str(), label.c_str(),
+          run.ctx.dim("-").c_str(), run.label.c_str(),
           first_line(test.output.substr(test.output.find("SKIPPED: ") + 9)).c_str());
     return CheckOutcome::Unsupported;
   }
-  if (test.exit_code == kExitNoGpu) {
-    ctx.progress.record_ungraded(exercise.id);
-    ctx.save();
-    if (!options.compact)
-      std::printf(
-          "%s %s compiles (so the compiler has no complaint), but grading it needs a GPU: %s\n"
-          "(./workbook doctor says what is missing; the README's \"No GPU yet?\" says what works without one.)\n",
-          ctx.dim("-").c_str(), label.c_str(), first_line(test.output).c_str());
-    return CheckOutcome::NoGpu;
-  }
-  const bool passed = test.started && test.exit_code == 0;
-  if (!passed) {
-    ctx.progress.record_check(exercise.id, false, utc_timestamp());
-    ctx.save();
-    if (options.compact) return CheckOutcome::Failed;
-    std::printf("%s %s: not yet.\n\n", ctx.red("✗").c_str(), label.c_str());
-    if (test.timed_out)
-      // The test's own output comes first: a rung that can hang prints what usually hangs and the case
-      // it was on (watch_for_hangs).
-      std::printf(
-          "%s\nThe graded test ran for %d s without finishing: does a kernel loop forever (a stride that never "
-          "advances, a barrier some threads never reach, an mbarrier wait that never completes)?\n",
-          test.output.substr(test.output.size() > 3000 ? test.output.size() - 3000 : 0).c_str(), timeout_s);
-    else if (test.exit_code > 128)
-      std::printf("The graded test crashed (signal %d). Its last output:\n%s", test.exit_code - 128,
-                  extract_test_failure(test.output).c_str());
-    else
-      std::printf("%s", extract_test_failure(test.output).c_str());
-    std::printf("\nEdit %s and run `./workbook check %s` again (or `./workbook watch`). Stuck? ./workbook hint %s\n",
-                exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
-    return CheckOutcome::Failed;
-  }
-  // Orderings no run can see (asynchronous copies and tensor-core reads): the exercise's source check.
-  if (!exercise.source_check.empty()) {
-    const ProcessResult source = run_process(
-        {"python3", ctx.source_path(exercise.source_check), exercise.id, ctx.source_path(exercise.stub)}, RunOptions{});
-    if (!source.started || source.exit_code != 0) {
-      ctx.progress.record_check(exercise.id, false, utc_timestamp());
-      ctx.save();
-      if (options.compact) return CheckOutcome::Failed;
-      std::printf(
-          "\n%s %s: not yet. The results are right on this run, but the order of the asynchronous "
-          "operations is not:\n%s\nFix it in %s and run `./workbook check %s` again. Stuck? ./workbook hint %s\n",
-          ctx.red("✗").c_str(), label.c_str(),
-          source.started ? source.output.c_str() : "(python3 was not found: the check needs it)\n",
-          exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
-      return CheckOutcome::Failed;
-    }
-  }
-  // The graded test passed; the grade is not complete until the sanitizer runs are clean too: a race
-  // or a read past the end can give the right numbers on one run.
-  if (options.sanitize) {
-    if (!options.compact) std::printf("%s\n", ctx.dim("graded test passed; now the compute-sanitizer runs").c_str());
-    const SanitizerGrade grade = run_grade_sanitizers(ctx, exercise, options.compact);
-    if (grade.no_gpu) return CheckOutcome::NoGpu;
-    if (grade.problems > 0) {
-      ctx.progress.record_check(exercise.id, false, utc_timestamp());
-      ctx.save();
-      if (options.compact) return CheckOutcome::SanitizerFound;
-      std::printf(
-          "\n%s %s: not yet. The results are right on this run, but compute-sanitizer found the problem%s above: "
-          "a race or a read past the end can give other results on another run or GPU.\nFix it in %s and run "
-          "`./workbook check %s` again. Stuck? ./workbook hint %s\n",
-          ctx.red("✗").c_str(), label.c_str(), grade.problems == 1 ? "" : "s", exercise.stub.c_str(),
-          exercise.id.c_str(), exercise.id.c_str());
-      return CheckOutcome::SanitizerFound;
-    }
+  run.ctx.progress.record_ungraded(exercise.id);
+  run.ctx.save();
+  if (!run.options.compact)
+    std::printf(
+        "%s %s compiles (so the compiler has no complaint), but grading it needs a GPU: %s\n"
+        "(./workbook doctor says what is missing; the README's \"No GPU yet?\" says what works without one.)\n",
+        run.ctx.dim("-").c_str(), run.label.c_str(), first_line(test.output).c_str());
+  return CheckOutcome::NoGpu;
+}
+
+// The graded test failed, crashed or hung: its diagnosis and what to do next.
+void explain_failed_test(const CheckRun& run, const ProcessResult& test) {
+  const Exercise& exercise = run.exercise;
+  std::printf("%s %s: not yet.\n\n", run.ctx.red("✗").c_str(), run.label.c_str());
+  if (test.timed_out)
+    // The test's own output comes first: a rung that can hang prints what usually hangs and the case
+    // it was on (watch_for_hangs).
+    std::printf(
+        "%s\nThe graded test ran for %d s without finishing: does a kernel loop forever (a stride that never "
+        "advances, a barrier some threads never reach, an mbarrier wait that never completes)?\n",
+        test.output.substr(test.output.size() > 3000 ? test.output.size() - 3000 : 0).c_str(), run.timeout_s);
+  else if (test.exit_code > 128)
+    std::printf("The graded test crashed (signal %d). Its last output:\n%s", test.exit_code - 128,
+                extract_test_failure(test.output).c_str());
+  else
+    std::printf("%s", extract_test_failure(test.output).c_str());
+  std::printf("\nEdit %s and run `./workbook check %s` again (or `./workbook watch`). Stuck? ./workbook hint %s\n",
+              exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
+}
+
+// Step 2: the graded test passes (skipped where this GPU cannot run it or there is none).
+std::optional<CheckOutcome> run_graded_test(CheckRun& run) {
+  RunOptions run_options;
+  // Rungs whose bugs hang (mbarrier waits) have a shorter limit of their own, as in CTest.
+  run.timeout_s = run.exercise.test_timeout_s > 0 ? run.exercise.test_timeout_s : kTestTimeoutS;
+  run_options.timeout_s = run.timeout_s;
+  const ProcessResult test = run_process({run.exercise.learner_test}, run_options);
+  if (test.exit_code == kExitNoGpu) return explain_skipped_test(run, test);
+  if (test.started && test.exit_code == 0) return std::nullopt;
+  record_failure(run, CheckOutcome::Failed);
+  if (!run.options.compact) explain_failed_test(run, test);
+  return CheckOutcome::Failed;
+}
+
+// Step 3: orderings no run can see (asynchronous copies and tensor-core reads): the exercise's source check.
+std::optional<CheckOutcome> run_source_check(CheckRun& run) {
+  const Exercise& exercise = run.exercise;
+  if (exercise.source_check.empty()) return std::nullopt;
+  const ProcessResult source = run_process(
+      {"python3", run.ctx.source_path(exercise.source_check), exercise.id, run.ctx.source_path(exercise.stub)},
+      RunOptions{});
+  if (source.started && source.exit_code == 0) return std::nullopt;
+  record_failure(run, CheckOutcome::Failed);
+  if (run.options.compact) return CheckOutcome::Failed;
+  std::printf(
+      "\n%s %s: not yet. The results are right on this run, but the order of the asynchronous "
+      "operations is not:\n%s\nFix it in %s and run `./workbook check %s` again. Stuck? ./workbook hint %s\n",
+      run.ctx.red("✗").c_str(), run.label.c_str(),
+      source.started ? source.output.c_str() : "(python3 was not found: the check needs it)\n", exercise.stub.c_str(),
+      exercise.id.c_str(), exercise.id.c_str());
+  return CheckOutcome::Failed;
+}
+
+// Step 4: the graded test passed; the grade is not complete until the sanitizer runs are clean too: a
+// race or a read past the end can give the right numbers on one run. Skipped by check --fast, which then
+// records nothing as done.
+std::optional<CheckOutcome> run_sanitizers(CheckRun& run) {
+  if (!run.options.sanitize) return std::nullopt;
+  const Exercise& exercise = run.exercise;
+  Context& ctx = run.ctx;
+  if (!run.options.compact) std::printf("%s\n", ctx.dim("graded test passed; now the compute-sanitizer runs").c_str());
+  const SanitizerGrade grade = run_grade_sanitizers(ctx, exercise, run.options.compact);
+  if (grade.no_gpu) return CheckOutcome::NoGpu;
+  if (grade.problems == 0) {
     ctx.progress.record_check(exercise.id, true, utc_timestamp());
+    return std::nullopt;
   }
-  std::string measured;
-  if (options.measure) {
-    RunOptions lesson_options;
-    lesson_options.timeout_s = kTestTimeoutS;
-    const ProcessResult lesson = run_process({exercise.learner_lesson, "--csv"}, lesson_options);
-    if (const std::optional<LessonRow> best = best_row(parse_lesson_csv(lesson.output))) {
-      ctx.progress.record_speed(exercise.id, best->summary(), best->score());
-      measured = best->summary();
-    } else if (lesson.exit_code != 0 && !options.compact) {
-      std::printf("(Your graded tests pass, but the lesson did not: %s)\n", first_line(lesson.output).c_str());
-    }
+  record_failure(run, CheckOutcome::SanitizerFound);
+  if (run.options.compact) return CheckOutcome::SanitizerFound;
+  std::printf(
+      "\n%s %s: not yet. The results are right on this run, but compute-sanitizer found the problem%s above: "
+      "a race or a read past the end can give other results on another run or GPU.\nFix it in %s and run "
+      "`./workbook check %s` again. Stuck? ./workbook hint %s\n",
+      ctx.red("✗").c_str(), run.label.c_str(), grade.problems == 1 ? "" : "s", exercise.stub.c_str(),
+      exercise.id.c_str(), exercise.id.c_str());
+  return CheckOutcome::SanitizerFound;
+}
+
+// After a pass: the lesson's best passing row becomes the exercise's measured speed.
+void measure_speed(CheckRun& run) {
+  if (!run.options.measure) return;
+  RunOptions lesson_options;
+  lesson_options.timeout_s = kTestTimeoutS;
+  const ProcessResult lesson = run_process({run.exercise.learner_lesson, "--csv"}, lesson_options);
+  if (const std::optional<LessonRow> best = best_row(parse_lesson_csv(lesson.output))) {
+    run.ctx.progress.record_speed(run.exercise.id, best->summary(), best->score());
+    run.measured = best->summary();
+  } else if (lesson.exit_code != 0 && !run.options.compact) {
+    std::printf("(Your graded tests pass, but the lesson did not: %s)\n", first_line(lesson.output).c_str());
   }
-  ctx.save();
-  if (options.compact) return CheckOutcome::Passed;
+}
+
+// The pass, what it covered, the speed measured, and where to go next.
+void report_pass(CheckRun& run) {
+  const Exercise& exercise = run.exercise;
+  const CheckOptions& options = run.options;
   const std::string scope =
       !options.sanitize ? " (--fast: not marked done until `./workbook check " + exercise.id + "` runs the sanitizers)"
       : exercise.sanitizers.empty() ? std::string()
                                     : " and its compute-sanitizer runs";
-  std::printf("%s %s passes its graded tests%s.%s\n", ctx.green("✓").c_str(), label.c_str(), scope.c_str(),
-              measured.empty() ? "" : ("\n  measured: " + measured).c_str());
+  std::printf("%s %s passes its graded tests%s.%s\n", run.ctx.green("✓").c_str(), run.label.c_str(), scope.c_str(),
+              run.measured.empty() ? "" : ("\n  measured: " + run.measured).c_str());
   if (options.show_next) {
     std::printf("  Compare with the reference: ./workbook solution %s\n\n", exercise.id.c_str());
-    print_next(ctx);
+    print_next(run.ctx);
   }
+}
+
+}  // namespace
+
+CheckOutcome check_exercise(Context& ctx, const Exercise& exercise, const CheckOptions& options) {
+  CheckRun run(ctx, exercise, options);
+  // In this order; the first step that settles the grade (a failure, a skip) ends it.
+  for (std::optional<CheckOutcome> (*step)(CheckRun&) :
+       {build_exercise, run_graded_test, run_source_check, run_sanitizers})
+    if (const std::optional<CheckOutcome> outcome = step(run)) return *outcome;
+  measure_speed(run);
+  ctx.save();
+  if (!options.compact) report_pass(run);
   return CheckOutcome::Passed;
 }
 

@@ -236,102 +236,130 @@ void check_driver(DoctorRun& run) {
   }
 }
 
-// The build's architectures and one real kernel launched through it.
-void check_build_and_kernel(DoctorRun& run) {
+// The architectures this build compiles for, and why when they were guessed.
+void report_architectures(DoctorRun& run) {
+  const std::string archs = run.cached("CMAKE_CUDA_ARCHITECTURES");
+  if (run.cache && !archs.empty())
+    run.doctor.info("this build compiles for sm_" + archs +
+                    (run.cached("WORKBOOK_ARCHITECTURES_GUESSED").empty()
+                         ? std::string()
+                         : " (chosen because no GPU was visible when it was configured; a configure that sees a GPU "
+                           "builds for that GPU instead)"));
+}
+
+// What workbook_gpu_probe said: its name=value lines, its exit status and the versions and GPU in them.
+struct ProbeResult {
+  std::map<std::string, std::string> facts;
+  int status = -1;
+  int cc = 0;  // compute capability, major * 10 + minor; 0 unknown
+  Version driver, runtime;
+};
+
+// Builds the probe through the project's own build and runs it; nothing (after saying so) when it does not
+// build.
+std::optional<ProbeResult> build_and_run_probe(DoctorRun& run) {
+  const std::string cmake_command = run.cached("CMAKE_COMMAND").empty() ? "cmake" : run.cached("CMAKE_COMMAND");
+  int built = -1;
+  output_of({cmake_command, "--build", run.build_dir, "--target", "workbook_gpu_probe"}, &built);
+  if (built != 0) {
+    run.doctor.fail("the GPU probe does not build",
+                    "see: cmake --build " + run.build_dir + " --target workbook_gpu_probe");
+    return std::nullopt;
+  }
+  ProbeResult probe;
+  probe.facts = key_values(output_of({join_path(run.build_dir, "tools/workbook/workbook_gpu_probe")}, &probe.status));
+  run.probe = probe.facts;
+  probe.cc = static_cast<int>(parse_number(probe.facts["compute_capability"]).value_or(0));
+  probe.driver = decode_cuda_version(static_cast<int>(parse_number(probe.facts["driver_version"]).value_or(0)));
+  probe.runtime = decode_cuda_version(static_cast<int>(parse_number(probe.facts["runtime_version"]).value_or(0)));
+  return probe;
+}
+
+// The test kernel's verdict: it ran, or the first cause that explains why not, with its fix.
+void judge_probe(DoctorRun& run, ProbeResult& probe) {
   Doctor& doctor = run.doctor;
+  std::map<std::string, std::string>& facts = probe.facts;
   const std::string& build_dir = run.build_dir;
-  const std::optional<std::string>& cache = run.cache;
-  auto cached = [&run](const std::string& name) { return run.cached(name); };
-  std::string& nvcc = run.nvcc;
-  std::optional<Version>& cuda = run.cuda;
-  bool& wsl = run.wsl;
-  bool& smi_ok = run.smi_ok;
-  const std::string wsl_causes = kWslCauses;
-  // One real kernel through the project's own build (its architectures, its runtime).
-  const std::string archs = cached("CMAKE_CUDA_ARCHITECTURES");
-  if (cache && !archs.empty())
-    doctor.info("this build compiles for sm_" + archs +
-                (cached("WORKBOOK_ARCHITECTURES_GUESSED").empty()
-                     ? std::string()
-                     : " (chosen because no GPU was visible when it was configured; a configure that sees a GPU "
-                       "builds for that GPU instead)"));
-  if (!cache) {
-    doctor.skip("test kernel: the build is not configured yet (run ./workbook, then ./workbook doctor again)");
-  } else if (doctor.no_gpu) {
-    doctor.skip("test kernel: no GPU to run it on");
-  } else {
-    const std::string cmake_command = cached("CMAKE_COMMAND").empty() ? "cmake" : cached("CMAKE_COMMAND");
-    int built = -1;
-    const std::string build_output =
-        output_of({cmake_command, "--build", build_dir, "--target", "workbook_gpu_probe"}, &built);
-    const std::string probe = join_path(build_dir, "tools/workbook/workbook_gpu_probe");
-    if (built != 0) {
-      doctor.fail("the GPU probe does not build", "see: cmake --build " + build_dir + " --target workbook_gpu_probe");
-    } else {
-      int probe_status = -1;
-      std::map<std::string, std::string> facts = key_values(output_of({probe}, &probe_status));
-      run.probe = facts;
-      const int cc = static_cast<int>(parse_number(facts["compute_capability"]).value_or(0));
-      const Version driver = decode_cuda_version(static_cast<int>(parse_number(facts["driver_version"]).value_or(0)));
-      const Version runtime = decode_cuda_version(static_cast<int>(parse_number(facts["runtime_version"]).value_or(0)));
-      if (probe_status == 0) {
-        doctor.ok("a test kernel ran on " + facts["device_name"] + " (sm_" + facts["compute_capability"] +
-                  "), runtime " + runtime.text() + ", driver " + driver.text());
-      } else if (driver.major == 0) {
-        // No libcuda at all: nvidia-smi above already named the fix when it failed too.
-        if (smi_ok)
-          doctor.fail("the CUDA runtime finds no NVIDIA driver (libcuda.so.1), although nvidia-smi runs",
-                      wsl ? wsl_causes
+  const std::string archs = run.cached("CMAKE_CUDA_ARCHITECTURES");
+  const int cc = probe.cc;
+  if (probe.status == 0) {
+    doctor.ok("a test kernel ran on " + facts["device_name"] + " (sm_" + facts["compute_capability"] + "), runtime " +
+              probe.runtime.text() + ", driver " + probe.driver.text());
+  } else if (probe.driver.major == 0) {
+    // No libcuda at all: nvidia-smi above already named the fix when it failed too.
+    if (run.smi_ok)
+      doctor.fail("the CUDA runtime finds no NVIDIA driver (libcuda.so.1), although nvidia-smi runs",
+                  run.wsl ? kWslCauses
                           : "check that libcuda.so.1 is on the library path (ldconfig -p | grep libcuda); "
                             "containers need the NVIDIA container toolkit (--gpus all)");
-        else
-          doctor.skip("test kernel: no driver (see above)");
-      } else if (facts["device_count_error"] == "cudaErrorInsufficientDriver" || driver < runtime) {
-        doctor.fail("the driver (CUDA " + driver.text() + ") is older than the runtime this build uses (" +
-                        runtime.text() + ")",
-                    "update the NVIDIA driver, or build with an older CUDA toolkit");
-      } else if (cc > 0 && cc < 75) {
-        doctor.fail("the GPU is sm_" + std::to_string(cc) + "; the workbook (and CUDA 13) needs sm_75 or newer",
-                    "use a Turing or newer GPU (RTX 20xx, T4, A100, RTX 30xx/40xx, H100)");
-      } else if (cc > 0 && !architectures_cover(archs, cc)) {
-        doctor.fail("this build has no code for the GPU's sm_" + std::to_string(cc) +
-                        " (CMAKE_CUDA_ARCHITECTURES=" + archs + "): lessons fail with \"no kernel image is available\"",
-                    "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc) +
-                        " && ./workbook check again");
-      } else if (probe_status == kExitNoGpu) {
-        doctor.fail("the CUDA runtime sees no GPU: " + facts["probe"],
-                    wsl ? wsl_causes
+    else
+      doctor.skip("test kernel: no driver (see above)");
+  } else if (facts["device_count_error"] == "cudaErrorInsufficientDriver" || probe.driver < probe.runtime) {
+    doctor.fail("the driver (CUDA " + probe.driver.text() + ") is older than the runtime this build uses (" +
+                    probe.runtime.text() + ")",
+                "update the NVIDIA driver, or build with an older CUDA toolkit");
+  } else if (cc > 0 && cc < 75) {
+    doctor.fail("the GPU is sm_" + std::to_string(cc) + "; the workbook (and CUDA 13) needs sm_75 or newer",
+                "use a Turing or newer GPU (RTX 20xx, T4, A100, RTX 30xx/40xx, H100)");
+  } else if (cc > 0 && !architectures_cover(archs, cc)) {
+    doctor.fail(
+        "this build has no code for the GPU's sm_" + std::to_string(cc) + " (CMAKE_CUDA_ARCHITECTURES=" + archs +
+            "): lessons fail with \"no kernel image is available\"",
+        "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc) + " && ./workbook check again");
+  } else if (probe.status == kExitNoGpu) {
+    doctor.fail("the CUDA runtime sees no GPU: " + facts["probe"],
+                run.wsl ? kWslCauses
                         : "check nvidia-smi; if it lists a GPU, check CUDA_VISIBLE_DEVICES and that /dev/nvidia* "
                           "are readable (containers: --gpus all)");
-      } else {
-        doctor.fail("the test kernel failed: " + facts["probe"],
-                    contains(facts["probe"], "no code for")
-                        ? "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc)
-                        : "run nvidia-smi; reboot after a driver update");
-      }
-      // The rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 Hopper): which of them this one runs.
-      if (probe_status == 0 && cc > 0) {
-        const ManifestResult loaded = load_manifest(build_dir);
-        if (loaded.manifest) {
-          const std::vector<std::string> unsupported = unsupported_exercises(*loaded.manifest, cc);
-          std::vector<std::string> demanding;
-          for (const Exercise& exercise : loaded.manifest->exercises)
-            if (!exercise.arch_requirement.empty()) demanding.push_back(exercise.id);
-          if (!demanding.empty() && unsupported.empty())
-            doctor.ok("sm_" + std::to_string(cc) + " runs every exercise, the tensor-core rungs " +
-                      join(demanding, ", ") + " included");
-          for (const std::string& sentence : unsupported)
-            doctor.info(sentence + " Their lessons and tests report skipped on this GPU (exit 77), never failed.");
-        }
-      }
-      if (probe_status == 0 && cc > 0 && cuda) {
-        const std::string arch_list = output_of({nvcc, "--list-gpu-code"});
-        if (!arch_list.empty() && !contains(arch_list, "sm_" + std::to_string(cc)))
-          doctor.warn("CUDA " + cuda->text() + " cannot compile for sm_" + std::to_string(cc),
-                      "use a toolkit that supports this GPU");
-      }
-    }
+  } else {
+    doctor.fail("the test kernel failed: " + facts["probe"],
+                contains(facts["probe"], "no code for")
+                    ? "cmake -B " + build_dir + " -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(cc)
+                    : "run nvidia-smi; reboot after a driver update");
   }
+}
+
+// The rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 Hopper): which of them this one runs.
+void report_rungs_this_gpu_runs(DoctorRun& run, int cc) {
+  const ManifestResult loaded = load_manifest(run.build_dir);
+  if (!loaded.manifest) return;
+  const std::vector<std::string> unsupported = unsupported_exercises(*loaded.manifest, cc);
+  std::vector<std::string> demanding;
+  for (const Exercise& exercise : loaded.manifest->exercises)
+    if (!exercise.arch_requirement.empty()) demanding.push_back(exercise.id);
+  if (!demanding.empty() && unsupported.empty())
+    run.doctor.ok("sm_" + std::to_string(cc) + " runs every exercise, the tensor-core rungs " + join(demanding, ", ") +
+                  " included");
+  for (const std::string& sentence : unsupported)
+    run.doctor.info(sentence + " Their lessons and tests report skipped on this GPU (exit 77), never failed.");
+}
+
+// Whether this CUDA toolkit can compile for the GPU at all.
+void check_toolkit_targets_gpu(DoctorRun& run, int cc) {
+  if (!run.cuda) return;
+  const std::string arch_list = output_of({run.nvcc, "--list-gpu-code"});
+  if (!arch_list.empty() && !contains(arch_list, "sm_" + std::to_string(cc)))
+    run.doctor.warn("CUDA " + run.cuda->text() + " cannot compile for sm_" + std::to_string(cc),
+                    "use a toolkit that supports this GPU");
+}
+
+// The build's architectures and one real kernel launched through it (its architectures, its runtime).
+void check_build_and_kernel(DoctorRun& run) {
+  report_architectures(run);
+  if (!run.cache) {
+    run.doctor.skip("test kernel: the build is not configured yet (run ./workbook, then ./workbook doctor again)");
+    return;
+  }
+  if (run.doctor.no_gpu) {
+    run.doctor.skip("test kernel: no GPU to run it on");
+    return;
+  }
+  std::optional<ProbeResult> probe = build_and_run_probe(run);
+  if (!probe) return;
+  judge_probe(run, *probe);
+  if (probe->status != 0 || probe->cc <= 0) return;
+  report_rungs_this_gpu_runs(run, probe->cc);
+  check_toolkit_targets_gpu(run, probe->cc);
 }
 
 // Phase 6: how many GPUs, how each pair is linked (peer access from the driver, NVLinks from nvidia-smi topo -m),

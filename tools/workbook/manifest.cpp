@@ -65,6 +65,23 @@ const std::vector<std::string> kRegistryColumns = {"id",         "name",        
                                                    "hints",      "readme",       "bench_target",    "bench",
                                                    "sanitizers", "requires",     "test_timeout",    "source_check"};
 
+namespace {
+
+// What is wrong with the registry's header row: a column named twice, or one the tool reads missing; "" if
+// nothing.
+std::string header_error(const std::vector<std::string>& header) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
+        header.begin() + static_cast<std::ptrdiff_t>(i))
+      return "column '" + header[i] + "' is named twice";
+  for (const std::string& name : kRegistryColumns)
+    if (std::find(header.begin(), header.end(), name) == header.end())
+      return "the header row has no column '" + name + "' (reconfigure the build to write the registry again)";
+  return "";
+}
+
+}  // namespace
+
 ManifestResult parse_manifest(const std::string& text) {
   Manifest manifest;
   std::vector<std::string> header;  // the column names, in the file's order
@@ -76,14 +93,7 @@ ManifestResult parse_manifest(const std::string& text) {
     const std::string where = "registry line " + std::to_string(line_number) + ": ";
     if (header.empty()) {
       header = f;
-      for (std::size_t i = 0; i < header.size(); ++i)
-        if (std::find(header.begin(), header.begin() + static_cast<std::ptrdiff_t>(i), header[i]) !=
-            header.begin() + static_cast<std::ptrdiff_t>(i))
-          return {std::nullopt, where + "column '" + header[i] + "' is named twice"};
-      for (const std::string& name : kRegistryColumns)
-        if (std::find(header.begin(), header.end(), name) == header.end())
-          return {std::nullopt, where + "the header row has no column '" + name +
-                                    "' (reconfigure the build to write the registry again)"};
+      if (const std::string error = header_error(header); !error.empty()) return {std::nullopt, where + error};
       continue;
     }
     if (f.size() != header.size())

@@ -46,7 +46,6 @@ struct Exercise {
 
   std::string test_target() const { return target + "_test"; }
   std::string solution_target() const { return target + "_solution"; }
-  std::string solution_test_target() const { return target + "_solution_test"; }
   std::string phase_dir() const;  // phase0_basics
 };
 

@@ -41,6 +41,59 @@ int decode_status(int status) {
   return -1;
 }
 
+// In the forked child: output to the pipe, stdin from /dev/null, then the program. A failed exec is
+// reported through `exec_error_fd` (close-on-exec, so the parent reads nothing when exec succeeds).
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, const RunOptions& options, const int output_fds[2],
+                             int exec_error_read_fd, int exec_error_fd) {
+  ::setpgid(0, 0);  // its own process group, so a timeout kills its children too
+  ::dup2(output_fds[1], STDOUT_FILENO);
+  ::dup2(output_fds[1], STDERR_FILENO);
+  ::close(output_fds[0]);
+  ::close(output_fds[1]);
+  ::close(exec_error_read_fd);
+  const int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  set_environment(options.environment);
+  if (!options.working_directory.empty() && ::chdir(options.working_directory.c_str()) != 0) ::_exit(127);
+  std::vector<char*> args = c_arguments(argv);
+  ::execvp(args[0], args.data());
+  const int error = errno;
+  (void)!::write(exec_error_fd, &error, sizeof error);
+  ::_exit(127);
+}
+
+// In the parent: the child's output until it closes the pipe, or until the time limit, when its whole
+// process group is killed and the result marked timed out; echoed as it comes with options.echo.
+void collect_output(int fd, pid_t pid, const RunOptions& options, ProcessResult* result) {
+  const auto start = std::chrono::steady_clock::now();
+  char buffer[4096];
+  while (true) {
+    int wait_ms = -1;
+    if (options.timeout_s > 0) {
+      const auto elapsed = std::chrono::steady_clock::now() - start;
+      const long long left =
+          options.timeout_s * 1000LL - std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
+      if (left <= 0) {
+        result->timed_out = true;
+        ::kill(-pid, SIGKILL);
+        break;
+      }
+      wait_ms = static_cast<int>(left);
+    }
+    pollfd poll_fd{fd, POLLIN, 0};
+    const int ready = ::poll(&poll_fd, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) continue;  // the deadline check above ends it
+    const ssize_t count = ::read(fd, buffer, sizeof buffer);
+    if (count <= 0) break;
+    result->output.append(buffer, static_cast<std::size_t>(count));
+    if (options.echo) {
+      std::fwrite(buffer, 1, static_cast<std::size_t>(count), stdout);
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions& options) {
@@ -59,23 +112,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions
   }
   std::fflush(stdout);
   const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own process group, so a timeout kills its children too
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::dup2(pipe_fds[1], STDERR_FILENO);
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    ::close(exec_fds[0]);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    set_environment(options.environment);
-    if (!options.working_directory.empty() && ::chdir(options.working_directory.c_str()) != 0) ::_exit(127);
-    std::vector<char*> args = c_arguments(argv);
-    ::execvp(args[0], args.data());
-    const int error = errno;
-    (void)!::write(exec_fds[1], &error, sizeof error);
-    ::_exit(127);
-  }
+  if (pid == 0) exec_child(argv, options, pipe_fds, exec_fds[0], exec_fds[1]);
   ::close(pipe_fds[1]);
   ::close(exec_fds[1]);
   if (pid < 0) {
@@ -88,34 +125,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const RunOptions
   const bool exec_failed =
       ::read(exec_fds[0], &exec_error, sizeof exec_error) == static_cast<ssize_t>(sizeof exec_error);
   ::close(exec_fds[0]);
-
-  const auto start = std::chrono::steady_clock::now();
-  char buffer[4096];
-  while (true) {
-    int wait_ms = -1;
-    if (options.timeout_s > 0) {
-      const auto elapsed = std::chrono::steady_clock::now() - start;
-      const long long left =
-          options.timeout_s * 1000LL - std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count();
-      if (left <= 0) {
-        result.timed_out = true;
-        ::kill(-pid, SIGKILL);
-        break;
-      }
-      wait_ms = static_cast<int>(left);
-    }
-    pollfd fd{pipe_fds[0], POLLIN, 0};
-    const int ready = ::poll(&fd, 1, wait_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) continue;  // the deadline check above ends it
-    const ssize_t count = ::read(pipe_fds[0], buffer, sizeof buffer);
-    if (count <= 0) break;
-    result.output.append(buffer, static_cast<std::size_t>(count));
-    if (options.echo) {
-      std::fwrite(buffer, 1, static_cast<std::size_t>(count), stdout);
-      std::fflush(stdout);
-    }
-  }
+  collect_output(pipe_fds[0], pid, options, &result);
   ::close(pipe_fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);

@@ -2,6 +2,7 @@
 #include "tools/workbook/sanitizer.h"
 
 #include <map>
+#include <optional>
 #include <regex>
 #include <tuple>
 
@@ -77,92 +78,104 @@ std::string bytes(long long count) {
   return std::to_string(count) + (count == 1 ? " byte" : " bytes");
 }
 
-}  // namespace
-
-std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& text) {
+// A line of its own (not indented): the headline of a finding, or nothing for banners, summaries, leak
+// lines and the program's own messages.
+std::optional<SanitizerFinding> parse_headline(const std::string& body) {
   static const std::regex access(
       R"(^Invalid __(global|shared|local)__ (read|write|atomic)[a-z ]* of size ([0-9,]+) bytes?)");
   static const std::regex uninitialized(
       R"(^Uninitialized __(global|shared|local)__ memory (read|write) of size ([0-9,]+) bytes?)");
   static const std::regex race(
       R"(^(Error|Warning): Race reported between (Read|Write) access at (.*?)( \[([0-9,]+) hazards?\])?$)");
-  static const std::regex race_other(R"(^and (Read|Write) access at (.*?)( \[([0-9,]+) hazards?\])?$)");
   static const std::regex api(R"re(^Program hit (\w+) \(error [0-9]+\) due to "([^"]*)" on CUDA API call to (\w+))re");
+  static const std::regex hardware(
+      R"(^(Warp Illegal Address|Warp Misaligned Address|Out-of-range Shared or Local Address|Warp Illegal Instruction|Warp Out-of-range Address|Illegal Instruction|Misaligned Shared or Local Address))");
+  SanitizerFinding f;
+  f.headline = body;
+  std::smatch m;
+  if (std::regex_search(body, m, access)) {
+    f.kind = FindingKind::InvalidAccess;
+    f.space = m[1];
+    f.access = m[2] == "atomic" ? "write" : std::string(m[2]);
+    f.size_bytes = static_cast<long>(number_of(m[3]));
+  } else if (std::regex_search(body, m, uninitialized)) {
+    f.kind = FindingKind::Uninitialized;
+    f.space = m[1];
+    f.access = m[2];
+    f.size_bytes = static_cast<long>(number_of(m[3]));
+  } else if (std::regex_search(body, m, race)) {
+    f.kind = FindingKind::Race;
+    f.warning = m[1] == "Warning";
+    f.access = m[2] == "Read" ? "read" : "write";
+    f.space = "shared";
+    parse_location(m[3], &f.kernel, &f.file, &f.line);
+    if (m[5].matched) f.hazards = static_cast<long>(number_of(m[5]));
+  } else if (starts_with(body, "Barrier error detected")) {
+    f.kind = FindingKind::Barrier;
+  } else if (std::regex_search(body, m, api)) {
+    f.kind = FindingKind::ApiError;
+    f.error_name = m[1];
+    f.error_text = m[2];
+    f.api_call = m[3];
+  } else if (std::regex_search(body, m, hardware)) {
+    f.kind = FindingKind::HardwareException;
+  } else {
+    return std::nullopt;
+  }
+  return f;
+}
+
+// An indented line under a headline: where, which thread, which address, the other side of a race.
+void parse_detail(const std::string& body, SanitizerFinding* finding) {
+  static const std::regex race_other(R"(^and (Read|Write) access at (.*?)( \[([0-9,]+) hazards?\])?$)");
   static const std::regex by_thread(R"(^by thread \(([0-9, ]+)\) in block \(([0-9, ]+)\))");
   static const std::regex address(R"(^Address 0x[0-9a-fA-F]+ is (out of bounds|misaligned))");
   static const std::regex nearest(
       R"(^and is (([0-9,]+) bytes? (after|before)|inside) the nearest allocation at 0x[0-9a-fA-F]+ of size ([0-9,]+) bytes?)");
-  static const std::regex hardware(
-      R"(^(Warp Illegal Address|Warp Misaligned Address|Out-of-range Shared or Local Address|Warp Illegal Instruction|Warp Out-of-range Address|Illegal Instruction|Misaligned Shared or Local Address))");
+  SanitizerFinding& f = *finding;
+  std::smatch m;
+  if (starts_with(body, "at ") && f.kind != FindingKind::Race) {
+    parse_location(body.substr(3), &f.kernel, &f.file, &f.line);
+  } else if (std::regex_search(body, m, by_thread)) {
+    f.thread = parse_dim3(m[1]);
+    f.block = parse_dim3(m[2]);
+  } else if (std::regex_search(body, m, address)) {
+    f.out_of_bounds = m[1] == "out of bounds";
+    f.misaligned = m[1] == "misaligned";
+  } else if (std::regex_search(body, m, nearest)) {
+    if (m[1] == "inside") {
+      f.relation = "inside";
+    } else {
+      f.distance_bytes = number_of(m[2]);
+      f.relation = m[3];
+    }
+    f.allocation_bytes = number_of(m[4]);
+  } else if (std::regex_search(body, m, race_other) && f.kind == FindingKind::Race && f.other_access.empty()) {
+    f.other_access = m[1] == "Read" ? "read" : "write";
+    std::string kernel;
+    parse_location(m[2], &kernel, &f.other_file, &f.other_line);
+    if (m[4].matched) f.hazards += static_cast<long>(number_of(m[4]));
+  }
+}
 
+}  // namespace
+
+std::vector<SanitizerFinding> parse_sanitizer_output(const std::string& text) {
   std::vector<SanitizerFinding> findings;
-  SanitizerFinding* current = nullptr;
+  SanitizerFinding* current = nullptr;  // the finding the indented lines below belong to
   for (const std::string& raw : split_lines(text)) {
     std::string rest;
     if (!strip_prefix(raw, &rest)) continue;
     const bool indented = !rest.empty() && (rest[0] == ' ' || rest[0] == '\t');
     const std::string body = trim(rest);
-    std::smatch m;
-    if (!indented) {
-      current = nullptr;
-      SanitizerFinding f;
-      f.headline = body;
-      if (std::regex_search(body, m, access)) {
-        f.kind = FindingKind::InvalidAccess;
-        f.space = m[1];
-        f.access = m[2] == "atomic" ? "write" : std::string(m[2]);
-        f.size_bytes = static_cast<long>(number_of(m[3]));
-      } else if (std::regex_search(body, m, uninitialized)) {
-        f.kind = FindingKind::Uninitialized;
-        f.space = m[1];
-        f.access = m[2];
-        f.size_bytes = static_cast<long>(number_of(m[3]));
-      } else if (std::regex_search(body, m, race)) {
-        f.kind = FindingKind::Race;
-        f.warning = m[1] == "Warning";
-        f.access = m[2] == "Read" ? "read" : "write";
-        f.space = "shared";
-        parse_location(m[3], &f.kernel, &f.file, &f.line);
-        if (m[5].matched) f.hazards = static_cast<long>(number_of(m[5]));
-      } else if (starts_with(body, "Barrier error detected")) {
-        f.kind = FindingKind::Barrier;
-      } else if (std::regex_search(body, m, api)) {
-        f.kind = FindingKind::ApiError;
-        f.error_name = m[1];
-        f.error_text = m[2];
-        f.api_call = m[3];
-      } else if (std::regex_search(body, m, hardware)) {
-        f.kind = FindingKind::HardwareException;
-      } else {
-        continue;  // banners, summaries, leak lines, messages of the program itself
-      }
-      findings.push_back(f);
-      current = &findings.back();
+    if (indented) {
+      if (current != nullptr) parse_detail(body, current);
       continue;
     }
-    if (current == nullptr) continue;
-    SanitizerFinding& f = *current;
-    if (starts_with(body, "at ") && f.kind != FindingKind::Race) {
-      parse_location(body.substr(3), &f.kernel, &f.file, &f.line);
-    } else if (std::regex_search(body, m, by_thread)) {
-      f.thread = parse_dim3(m[1]);
-      f.block = parse_dim3(m[2]);
-    } else if (std::regex_search(body, m, address)) {
-      f.out_of_bounds = m[1] == "out of bounds";
-      f.misaligned = m[1] == "misaligned";
-    } else if (std::regex_search(body, m, nearest)) {
-      if (m[1] == "inside") {
-        f.relation = "inside";
-      } else {
-        f.distance_bytes = number_of(m[2]);
-        f.relation = m[3];
-      }
-      f.allocation_bytes = number_of(m[4]);
-    } else if (std::regex_search(body, m, race_other) && f.kind == FindingKind::Race && f.other_access.empty()) {
-      f.other_access = m[1] == "Read" ? "read" : "write";
-      std::string kernel;
-      parse_location(m[2], &kernel, &f.other_file, &f.other_line);
-      if (m[4].matched) f.hazards += static_cast<long>(number_of(m[4]));
+    current = nullptr;
+    if (std::optional<SanitizerFinding> finding = parse_headline(body)) {
+      findings.push_back(*finding);
+      current = &findings.back();
     }
   }
   return findings;
@@ -238,6 +251,63 @@ std::string indexed_array_name(const std::string& source_line, bool write) {
   return join(right, "` or `");
 }
 
+namespace {
+
+// An out-of-bounds or misaligned access: where it fell (past the end, before the start, outside a tile,
+// nowhere) and the usual bug behind each.
+std::string explain_invalid_access(const SanitizerFinding& f, const std::string& verb, const std::string& array,
+                                   const std::string& array_text) {
+  std::string sentence;
+  const std::string space = f.space == "shared" ? " shared-memory" : f.space == "local" ? " local" : "";
+  if (f.misaligned) {
+    sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " at a misaligned address (not a multiple of " +
+               bytes(f.size_bytes) + ")" + (array.empty() ? "" : " through" + array_text) + " at " +
+               where(f.file, f.line) +
+               ": a vector access (float4) needs an aligned base and an index that is a "
+               "multiple of its width";
+  } else if (f.relation == "after") {
+    sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " past the end of" +
+               (array.empty() ? space + " an array" : array_text) + " at " + where(f.file, f.line) + " (" +
+               bytes(f.distance_bytes) + " after the end of an allocation of " + bytes(f.allocation_bytes) +
+               "): is a bounds check like `if (i < n)` missing, or is the grid larger than the data?";
+  } else if (f.relation == "before") {
+    sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " before the start of" +
+               (array.empty() ? space + " an array" : array_text) + " at " + where(f.file, f.line) + " (" +
+               bytes(f.distance_bytes) + " before an allocation of " + bytes(f.allocation_bytes) +
+               "): is an index negative, e.g. i - 1 at i = 0?";
+  } else if (f.space == "shared") {
+    sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " outside the shared-memory array" + array_text +
+               " at " + where(f.file, f.line) + ": is the index larger than the tile it was declared with?";
+  } else {
+    sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + (array.empty() ? "" : " through" + array_text) +
+               " at an address no allocation covers, at " + where(f.file, f.line) +
+               ": a wild or host pointer, or an index far out of range?";
+  }
+  return sentence;
+}
+
+// A race on shared memory: the two accesses, and the barrier (block) or __syncwarp (warp) between them.
+std::string explain_race(const SanitizerFinding& f) {
+  std::string sentence;
+  const std::string first = f.access + " at " + where(f.file, f.line);
+  const std::string second =
+      (f.other_access.empty() ? std::string("access") : f.other_access) + " at " + where(f.other_file, f.other_line);
+  const std::string count = f.hazards > 0 ? " (" + std::to_string(f.hazards) + " hazards)" : "";
+  // racecheck reports a race between threads of one warp as a warning: the warp-synchronous step
+  // that happens to run in lockstep today, with nothing (no __syncwarp) making it so.
+  if (f.warning)
+    sentence = std::string("threads of one warp race on shared memory: a ") + first + " and a " + second +
+               " touch the same address with no __syncwarp() between them" + count +
+               ": the warp runs in lockstep only by chance; add __syncwarp() between the warp's steps";
+  else
+    sentence = std::string("threads of one block race on shared memory: a ") + first + " and a " + second +
+               " touch the same address with no __syncthreads() between them" + count +
+               ": add a barrier after the writes and before the reads (and before the next overwrite)";
+  return sentence;
+}
+
+}  // namespace
+
 std::string explain_finding(const SanitizerFinding& f, const SourceLookup& lookup) {
   const std::string source = f.file.empty() || !lookup ? "" : lookup(f.file, f.line);
   const bool write = f.access == "write";
@@ -246,56 +316,17 @@ std::string explain_finding(const SanitizerFinding& f, const SourceLookup& looku
   const std::string array_text = array.empty() ? "" : " `" + array + "`";
   std::string sentence;
   switch (f.kind) {
-    case FindingKind::InvalidAccess: {
-      const std::string space = f.space == "shared" ? " shared-memory" : f.space == "local" ? " local" : "";
-      if (f.misaligned) {
-        sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " at a misaligned address (not a multiple of " +
-                   bytes(f.size_bytes) + ")" + (array.empty() ? "" : " through" + array_text) + " at " +
-                   where(f.file, f.line) +
-                   ": a vector access (float4) needs an aligned base and an index that is a "
-                   "multiple of its width";
-      } else if (f.relation == "after") {
-        sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " past the end of" +
-                   (array.empty() ? space + " an array" : array_text) + " at " + where(f.file, f.line) + " (" +
-                   bytes(f.distance_bytes) + " after the end of an allocation of " + bytes(f.allocation_bytes) +
-                   "): is a bounds check like `if (i < n)` missing, or is the grid larger than the data?";
-      } else if (f.relation == "before") {
-        sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " before the start of" +
-                   (array.empty() ? space + " an array" : array_text) + " at " + where(f.file, f.line) + " (" +
-                   bytes(f.distance_bytes) + " before an allocation of " + bytes(f.allocation_bytes) +
-                   "): is an index negative, e.g. i - 1 at i = 0?";
-      } else if (f.space == "shared") {
-        sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + " outside the shared-memory array" + array_text +
-                   " at " + where(f.file, f.line) + ": is the index larger than the tile it was declared with?";
-      } else {
-        sentence = who(f) + " " + verb + " " + bytes(f.size_bytes) + (array.empty() ? "" : " through" + array_text) +
-                   " at an address no allocation covers, at " + where(f.file, f.line) +
-                   ": a wild or host pointer, or an index far out of range?";
-      }
+    case FindingKind::InvalidAccess:
+      sentence = explain_invalid_access(f, verb, array, array_text);
       break;
-    }
     case FindingKind::Uninitialized:
       sentence = who(f) + " read " + bytes(f.size_bytes) + " of" + (array.empty() ? " global memory" : array_text) +
                  " that nothing had written yet, at " + where(f.file, f.line) +
                  ": is an earlier step (a copy, a kernel) missing or too short?";
       break;
-    case FindingKind::Race: {
-      const std::string first = f.access + " at " + where(f.file, f.line);
-      const std::string second = (f.other_access.empty() ? std::string("access") : f.other_access) + " at " +
-                                 where(f.other_file, f.other_line);
-      const std::string count = f.hazards > 0 ? " (" + std::to_string(f.hazards) + " hazards)" : "";
-      // racecheck reports a race between threads of one warp as a warning: the warp-synchronous step
-      // that happens to run in lockstep today, with nothing (no __syncwarp) making it so.
-      if (f.warning)
-        sentence = std::string("threads of one warp race on shared memory: a ") + first + " and a " + second +
-                   " touch the same address with no __syncwarp() between them" + count +
-                   ": the warp runs in lockstep only by chance; add __syncwarp() between the warp's steps";
-      else
-        sentence = std::string("threads of one block race on shared memory: a ") + first + " and a " + second +
-                   " touch the same address with no __syncthreads() between them" + count +
-                   ": add a barrier after the writes and before the reads (and before the next overwrite)";
+    case FindingKind::Race:
+      sentence = explain_race(f);
       break;
-    }
     case FindingKind::Barrier:
       sentence = "a __syncthreads() at " + where(f.file, f.line) + " is reached by only some threads of " +
                  (f.block.present ? "block " + std::to_string(f.block.x) : std::string("a block")) +

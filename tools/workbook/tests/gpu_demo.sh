@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # gpu_demo.sh <source-dir> <log-dir>: the tool's acceptance run on a GPU machine, on a copy of
 # the tree (exercise files are edited there, never in <source-dir>): ./workbook from scratch, check
-# on the stub (fails, teaching message), on the solution (passes, progress advances), --sanitize on
-# a planted out-of-bounds write, profile, bench phase1, doctor. One log per step in <log-dir>.
+# on the stub (fails, teaching message), on the solution (passes, progress advances), check's
+# compute-sanitizer runs on a planted out-of-bounds write, profile, bench phase1, doctor. One log
+# per step in <log-dir>.
 set -u
 src=$(cd "$1" && pwd)
 logs=$2
@@ -39,7 +40,7 @@ step 05_status 30 ./workbook
 cp solutions/phase0_basics/02_vector_add.cu phase0_basics/02_vector_add.cu
 sed -i 's/^    c\[i\] = a\[i\] + b\[i\];/    c[i + n + 1024] = a[i] + b[i];  \/\/ planted: past the end and its guard/' phase0_basics/02_vector_add.cu
 grep -n 'planted' phase0_basics/02_vector_add.cu >>"$logs/summary.txt"
-step 06_sanitize 240 ./workbook check 0.02 --sanitize
+step 06_sanitize 240 ./workbook check 0.02
 step 07_profile 240 ./workbook profile 0.01
 step 08_bench 300 ./workbook bench phase1 -- --sizes 1024,2048 --repeat 3
 cp build/default/workbook-state/bench/* "$logs/" 2>/dev/null
