@@ -14,7 +14,7 @@
 #include "common/stream.h"
 #include "common/testing.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
 
 namespace {
 

@@ -25,7 +25,7 @@
 #include "common/stream.h"
 #include "common/workbook.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
 
 namespace {
 

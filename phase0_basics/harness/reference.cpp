@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 
 #include "common/buffer.h"
 #include "common/check.h"
-#include "phase0_basics/cub_histogram.h"
+#include "phase0_basics/harness/cub_histogram.h"
 
 wb::TimingStats time_cub_histogram(const unsigned char* data, std::size_t n, int num_bins,
                                    const wb::BenchOptions& options, std::vector<unsigned int>* bins_out) {
