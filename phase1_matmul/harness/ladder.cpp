@@ -15,7 +15,7 @@
 #include "common/device.h"
 #include "common/gpu.h"
 #include "common/timer.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase1_matmul/reference.h"
+#include "phase1_matmul/harness/reference.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 
 #include <cmath>
 #include <cstdio>

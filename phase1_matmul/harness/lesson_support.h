@@ -9,9 +9,9 @@
 #include <string>
 
 #include "common/lesson.h"
+#include "phase1_matmul/harness/reference.h"
 #include "phase1_matmul/matmul.cuh"
 #include "phase1_matmul/matmul_bf16.cuh"
-#include "phase1_matmul/reference.h"
 
 struct MatmulShape {
   int M, N, K;

@@ -12,8 +12,8 @@
 #include "common/data.h"
 #include "common/device.h"
 #include "common/gpu.h"
-#include "phase1_matmul/hang_notice.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/hang_notice.h"
+#include "phase1_matmul/harness/lesson_support.h"
 
 namespace {
 
