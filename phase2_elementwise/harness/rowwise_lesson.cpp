@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase2_elementwise/rowwise_lesson.h"
+#include "phase2_elementwise/harness/rowwise_lesson.h"
 
 #include <algorithm>
 #include <climits>
@@ -11,7 +11,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/gpu.h"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace p2 {
 namespace {

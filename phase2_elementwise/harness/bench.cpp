@@ -22,7 +22,7 @@
 #include "common/timer.h"
 #include "common/verify.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace {
 

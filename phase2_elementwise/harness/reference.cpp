@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 #include <algorithm>
 #include <cmath>
