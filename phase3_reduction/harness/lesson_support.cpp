@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 
 #include <cstdio>
 
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/gpu.h"
-#include "phase3_reduction/reference.h"
+#include "phase3_reduction/harness/reference.h"
 
 // Napkin math: a sum reads 4 bytes per element and writes one number, so its only cost is the read:
 // 1 GiB at the ~3.0 TB/s an H100 streams is about 0.36 ms. There is no output traffic to compare with

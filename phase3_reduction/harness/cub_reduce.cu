@@ -7,7 +7,7 @@
 #include "common/buffer.h"
 #include "common/check.h"
 #include "common/report.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 
 wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchOptions& options, float* sum_out) {
   wb::DeviceBuffer<float> result(1);

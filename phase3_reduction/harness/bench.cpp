@@ -18,9 +18,9 @@
 #include "common/gpu.h"
 #include "common/report.h"
 #include "common/timer.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
+#include "phase3_reduction/harness/reference.h"
 #include "phase3_reduction/reduction.cuh"
-#include "phase3_reduction/reference.h"
 
 namespace {
 

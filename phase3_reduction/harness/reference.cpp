@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase3_reduction/reference.h"
+#include "phase3_reduction/harness/reference.h"
 
 #include <cmath>
 #include <cstdint>

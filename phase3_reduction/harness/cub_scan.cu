@@ -3,7 +3,7 @@
 // CMakeLists.txt).
 #include <cub/device/device_scan.cuh>
 
-#include "phase3_reduction/cub_scan.h"
+#include "phase3_reduction/harness/cub_scan.h"
 
 cudaError_t p3_cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const int* in, int* out, int n,
                                  cudaStream_t stream) {

@@ -10,9 +10,9 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/gpu.h"
-#include "phase3_reduction/cub_scan.h"
-#include "phase3_reduction/lesson_support.h"
-#include "phase3_reduction/reference.h"
+#include "phase3_reduction/harness/cub_scan.h"
+#include "phase3_reduction/harness/lesson_support.h"
+#include "phase3_reduction/harness/reference.h"
 
 namespace {
 
