@@ -105,7 +105,7 @@ def flush_bytes(l2_bytes):
 
 
 def spmv_min_bytes(rows, cols, nnz):
-    """phase4_spmv/device_matrix.h spmv_min_bytes: values and columns once, row pointers, x, y."""
+    """phase4_spmv/harness/device_matrix.h spmv_min_bytes: values and columns once, row pointers, x, y."""
     return 8.0 * nnz + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows
 
 

@@ -25,8 +25,8 @@
 #include "common/gpu.h"
 #include "common/report.h"
 #include "common/timer.h"
-#include "phase4_spmv/lesson_support.h"
-#include "phase4_spmv/spmm_lesson.h"
+#include "phase4_spmv/harness/lesson_support.h"
+#include "phase4_spmv/harness/spmm_lesson.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase4_spmv/cusparse_spmm.h"
+#include "phase4_spmv/harness/cusparse_spmm.h"
 
 #include <cstddef>
 

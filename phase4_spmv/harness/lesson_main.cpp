@@ -7,7 +7,7 @@
 
 #include "common/gpu.h"
 #include "common/lesson.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase4_spmv/device_matrix.h"
+#include "phase4_spmv/harness/device_matrix.h"
 
 #include <utility>
 #include <vector>

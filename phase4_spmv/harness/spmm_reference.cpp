@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase4_spmv/spmm_reference.h"
+#include "phase4_spmv/harness/spmm_reference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "common/data.h"
-#include "phase4_spmv/tolerance.h"
+#include "phase4_spmv/harness/tolerance.h"
 
 void parallel_for_ranges(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body,
                          unsigned max_pieces) {

@@ -13,8 +13,8 @@
 
 #include "common/lesson.h"
 #include "common/timer.h"
-#include "phase4_spmv/device_matrix.h"
-#include "phase4_spmv/spmm_reference.h"
+#include "phase4_spmv/harness/device_matrix.h"
+#include "phase4_spmv/harness/spmm_reference.h"
 
 class SpmmBench {
  public:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -11,7 +11,7 @@
 #include "common/buffer.h"
 #include "common/check_cusparse.h"
 #include "common/gpu.h"
-#include "phase4_spmv/tolerance.h"
+#include "phase4_spmv/harness/tolerance.h"
 
 // ---- matrix options ----------------------------------------------------------------------------------
 
@@ -183,6 +183,23 @@ std::string describe_matrix(const wb::sparse::Csr& a) {
 }
 
 // ---- cuSPARSE ------------------------------------------------------------------------------------------
+
+// ---- cuSPARSE CSR SpMV, the library line ---------------------------------------------------------
+// Declared here, not in lesson_support.h: 4.08 includes that header, and this is 4.08's answer.
+// y = A x with cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT, FP32). Handle, descriptors and work buffer are
+// made in the constructor; run() only enqueues the SpMV on the stream given there.
+class CusparseCsrSpmv {
+ public:
+  CusparseCsrSpmv(const CsrView& a, const float* x, float* y, cudaStream_t stream);
+  ~CusparseCsrSpmv();
+  CusparseCsrSpmv(const CusparseCsrSpmv&) = delete;
+  CusparseCsrSpmv& operator=(const CusparseCsrSpmv&) = delete;
+  void run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 struct CusparseCsrSpmv::Impl {
   cusparseHandle_t handle = nullptr;

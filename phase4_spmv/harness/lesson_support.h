@@ -14,7 +14,7 @@
 
 #include "common/lesson.h"
 #include "common/sparse.h"
-#include "phase4_spmv/device_matrix.h"
+#include "phase4_spmv/harness/device_matrix.h"
 #include "phase4_spmv/spmv.cuh"
 
 // ---- matrix options ----------------------------------------------------------------------------------
@@ -54,22 +54,6 @@ SpmvProblem load_spmv_problem(const SpmvMatrixOptions& options, const std::strin
 
 // "rows 4M, cols 4M, nnz 20M, 5.00 per row (0 empty, longest 5)"
 std::string describe_matrix(const wb::sparse::Csr& a);
-
-// ---- cuSPARSE CSR SpMV, the library line ----------------------------------------------------------
-// y = A x with cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT, FP32). Handle, descriptors and work buffer are
-// made in the constructor; run() only enqueues the SpMV on the stream given there.
-class CusparseCsrSpmv {
- public:
-  CusparseCsrSpmv(const CsrView& a, const float* x, float* y, cudaStream_t stream);
-  ~CusparseCsrSpmv();
-  CusparseCsrSpmv(const CusparseCsrSpmv&) = delete;
-  CusparseCsrSpmv& operator=(const CusparseCsrSpmv&) = delete;
-  void run();
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
 
 // ---- the bench ---------------------------------------------------------------------------------------
 // A launcher as the lessons, the grader and the benchmark call it: the device matrix (ask it for the

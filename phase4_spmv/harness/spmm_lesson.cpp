@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase4_spmv/spmm_lesson.h"
+#include "phase4_spmv/harness/spmm_lesson.h"
 
 #include <cstdio>
 #include <stdexcept>
@@ -10,8 +10,8 @@
 #include "common/gpu.h"
 #include "common/report.h"
 #include "common/verify.h"
-#include "phase4_spmv/cusparse_spmm.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/cusparse_spmm.h"
+#include "phase4_spmv/harness/lesson_support.h"
 
 struct SpmmBench::Buffers {
   DeviceMatrix* matrix = nullptr;
