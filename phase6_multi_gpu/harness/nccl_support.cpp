@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -6,8 +6,8 @@
 
 #include "common/buffer.h"
 #include "common/check.h"
-#include "phase6_multi_gpu/ranks.h"
-#include "phase6_multi_gpu/topology.h"
+#include "phase6_multi_gpu/harness/ranks.h"
+#include "phase6_multi_gpu/harness/topology.h"
 
 namespace p6 {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase6_multi_gpu/topology.h"
+#include "phase6_multi_gpu/harness/topology.h"
 
 #include <cuda_runtime_api.h>
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "phase6_multi_gpu/ranks.h"
+#include "phase6_multi_gpu/harness/ranks.h"
 
 namespace p6 {
 

@@ -5,7 +5,7 @@
 #include "common/check.h"
 #include "common/util.h"
 #include "phase2_elementwise/harness/activations.cuh"
-#include "phase6_multi_gpu/mlp_support.h"
+#include "phase6_multi_gpu/harness/mlp_support.h"
 
 #define CUBLAS_CHECK_P6(call)                                                                      \
   do {                                                                                             \

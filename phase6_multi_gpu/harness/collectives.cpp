@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase6_multi_gpu/collectives.h"
+#include "phase6_multi_gpu/harness/collectives.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,7 +18,7 @@
 #include "common/buffer.h"
 #include "common/check.h"
 #include "common/data.h"
-#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
 
 extern char** environ;
 

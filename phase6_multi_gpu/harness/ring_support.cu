@@ -6,7 +6,7 @@
 
 #include "common/buffer.h"
 #include "common/check.h"
-#include "phase6_multi_gpu/ring_support.h"
+#include "phase6_multi_gpu/harness/ring_support.h"
 
 namespace p6 {
 

@@ -9,7 +9,7 @@
 
 #include "common/gpu.h"
 #include "common/lesson.h"
-#include "phase6_multi_gpu/collectives.h"
+#include "phase6_multi_gpu/harness/collectives.h"
 
 int main(int argc, char** argv) {
   p6::disable_nvls();

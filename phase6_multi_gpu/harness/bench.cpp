@@ -27,10 +27,10 @@
 #include "common/report.h"
 #include "common/timer.h"
 #include "phase5_attention/reference.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/nccl_support.h"
-#include "phase6_multi_gpu/topology.h"
 
 namespace {
 

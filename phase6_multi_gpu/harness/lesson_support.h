@@ -10,7 +10,7 @@
 
 #include "common/lesson.h"
 #include "common/timer.h"
-#include "phase6_multi_gpu/ranks.h"
+#include "phase6_multi_gpu/harness/ranks.h"
 
 namespace p6 {
 

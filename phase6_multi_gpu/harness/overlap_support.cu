@@ -4,8 +4,8 @@
 #include <string>
 
 #include "common/check.h"
-#include "phase6_multi_gpu/nccl_support.h"
-#include "phase6_multi_gpu/overlap_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
+#include "phase6_multi_gpu/harness/overlap_support.h"
 
 namespace p6 {
 

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "phase6_multi_gpu/ranks.h"
+#include "phase6_multi_gpu/harness/ranks.h"
 
 namespace p6 {
 

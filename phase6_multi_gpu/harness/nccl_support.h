@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "phase6_multi_gpu/ranks.h"
+#include "phase6_multi_gpu/harness/ranks.h"
 
 // NCCL_CHECK(call): throws std::runtime_error naming the call, file:line and NCCL's error string.
 #define NCCL_CHECK(call) ::p6::check_nccl((call), #call, __FILE__, __LINE__)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
 
 #include <cstdio>
 #include <vector>
