@@ -302,10 +302,10 @@ def phase5_cases(sm_count=0):
     return cases
 
 
-# uniform and powerlaw draw their columns from the course's splitmix64 sampler (common/sparse.cpp); a
+# uniform and powerlaw draw their columns from the course's splitmix64 sampler (phase4_spmv/harness/sparse.cpp); a
 # faithful port loops over 64M entries in Python, so they are left out rather than approximated.
 SKIPPED = {4: "uniform and powerlaw SpMV skipped: their columns come from the course's splitmix64 sampler "
-              "(common/sparse.cpp), too slow to reproduce faithfully in Python"}
+              "(phase4_spmv/harness/sparse.cpp), too slow to reproduce faithfully in Python"}
 
 
 def unique(items):

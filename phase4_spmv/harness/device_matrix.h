@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// DeviceMatrix: one host CSR matrix (common/sparse.h) and its copies on the GPU, in whichever formats
+// DeviceMatrix: one host CSR matrix (phase4_spmv/harness/sparse.h) and its copies on the GPU, in whichever formats
 // a kernel asks for. CSR is uploaded at construction; COO, ELL, 4x4 blocks and pattern blocks are
 // converted on the host and uploaded the first time they are asked for, then kept. The views it hands
 // out (spmv.cuh) stay valid as long as the DeviceMatrix lives.
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "common/sparse.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/spmv.cuh"
 
 class DeviceMatrix {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/lesson.h"
-#include "common/sparse.h"
 #include "phase4_spmv/harness/device_matrix.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/spmv.cuh"
 
 // ---- matrix options ----------------------------------------------------------------------------------

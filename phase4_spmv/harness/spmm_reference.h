@@ -13,7 +13,7 @@
 #include <functional>
 #include <vector>
 
-#include "common/sparse.h"
+#include "phase4_spmv/harness/sparse.h"
 
 class DeviceMatrix;
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/data.h"
-#include "common/sparse.h"
 #include "common/verify.h"
+#include "phase4_spmv/harness/sparse.h"
 
 inline wb::Tolerance spmv_row_tolerance(long long row_length, double row_abs_sum) {
   const double terms = static_cast<double>(row_length) + 1.0;

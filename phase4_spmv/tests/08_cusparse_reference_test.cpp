@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "common/buffer.h"
-#include "common/sparse.h"
 #include "common/testing.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/harness/tolerance.h"
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sparse.h"
 #include "phase4_spmv/harness/lesson_support.h"
+#include "phase4_spmv/harness/sparse.h"
 
 struct SpmvCase {
   std::string name;  // says what the matrix is and its seed, e.g. "powerlaw 2000x2000 alpha 2 (seed 11)"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "common/sparse.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/harness/spmm_reference.h"
 
 struct SpmmCase {

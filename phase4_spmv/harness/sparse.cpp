@@ -2,7 +2,7 @@
 // Sparse formats, converters, validators, generators and the SpMV reference (the Matrix Market reader
 // and writer live in matrix_market.cpp). Everything is single-threaded and draws its randomness from
 // wb::Rng in a fixed order, so a seed gives the same matrix on every platform.
-#include "common/sparse.h"
+#include "phase4_spmv/harness/sparse.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The Matrix Market reader decides what "the matrix" is for every SpMV test, so it must read every legal
 // layout the same way and reject every broken file at the right line, for the right reason, without
-// guessing. Inputs are tiny strings written here, plus a few files in common/tests/data/mtx read by path.
+// guessing. Inputs are tiny strings written here, plus a few files in phase4_spmv/tests/data/mtx read by path.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,13 +13,13 @@
 
 #include "common/catch.h"
 #include "common/data.h"
-#include "common/sparse.h"
 #include "common/verify.h"
+#include "phase4_spmv/harness/sparse.h"
 
 // The directory holding mtx/; CMake passes the absolute path. The fallback works when the tests run from
 // the repository root.
 #ifndef WB_TEST_DATA_DIR
-#define WB_TEST_DATA_DIR "common/tests/data"
+#define WB_TEST_DATA_DIR "phase4_spmv/tests/data"
 #endif
 
 using wb::sparse::Coo;

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/catch.h"
-#include "common/sparse.h"
+#include "phase4_spmv/harness/sparse.h"
 
 using wb::sparse::Coo;
 using wb::sparse::MatrixMarketError;

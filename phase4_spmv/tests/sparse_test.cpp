@@ -2,7 +2,7 @@
 // The sparse formats feed every SpMV lesson and grade it through spmv_reference, so prove the validators
 // catch each defect by name, the converters round-trip exactly (edge shapes included), and the
 // generators are deterministic and have the structure they promise.
-#include "common/sparse.h"
+#include "phase4_spmv/harness/sparse.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Matrix Market reader and writer of common/sparse.h. The reader is strict on purpose: a file it
+// The Matrix Market reader and writer of phase4_spmv/harness/sparse.h. The reader is strict on purpose: a file it
 // accepts is exactly the matrix its author wrote, so a kernel that disagrees with the reference is the
 // kernel's fault. Every problem is a MatrixMarketError naming the line; nothing is guessed, summed or
 // dropped, and no value is used before it was parsed in full.
@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/sparse.h"
+#include "phase4_spmv/harness/sparse.h"
 
 namespace wb {
 namespace sparse {
