@@ -29,9 +29,9 @@
 
 #include "common/workbook.h"
 #include "phase5_attention/reference.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/topology.h"
 
 namespace {
 

@@ -105,7 +105,7 @@ def flush_bytes(l2_bytes):
 
 
 def spmv_min_bytes(rows, cols, nnz):
-    """phase4_spmv/device_matrix.h spmv_min_bytes: values and columns once, row pointers, x, y."""
+    """phase4_spmv/harness/device_matrix.h spmv_min_bytes: values and columns once, row pointers, x, y."""
     return 8.0 * nnz + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows
 
 
@@ -302,10 +302,10 @@ def phase5_cases(sm_count=0):
     return cases
 
 
-# uniform and powerlaw draw their columns from the course's splitmix64 sampler (common/sparse.cpp); a
+# uniform and powerlaw draw their columns from the course's splitmix64 sampler (phase4_spmv/harness/sparse.cpp); a
 # faithful port loops over 64M entries in Python, so they are left out rather than approximated.
 SKIPPED = {4: "uniform and powerlaw SpMV skipped: their columns come from the course's splitmix64 sampler "
-              "(common/sparse.cpp), too slow to reproduce faithfully in Python"}
+              "(phase4_spmv/harness/sparse.cpp), too slow to reproduce faithfully in Python"}
 
 
 def unique(items):
