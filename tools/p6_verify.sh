@@ -8,7 +8,7 @@
 #   lessons   the reference lessons at their default sizes
 #   bench     p6_bench (CSV to the log folder)
 #   doctor    what `workbook doctor` says about the GPUs, their links and NCCL (informational)
-# On four H100s the tests stage takes about 9 minutes (one 10-minute window per stage group, not all).
+# On four H100s the tests stage alone takes about 9 minutes.
 # Logs go to $OUT (else <build-dir>/p6-logs). NVLink multicast stays off (NCCL_NVLS_ENABLE=0;
 # phase6_multi_gpu/README.md says why).
 # Exit: 0 when every stage passed, 1 otherwise, 2 an unknown stage.
