@@ -8,7 +8,8 @@
 //                      and the CUDA context is lost: the self-test runs it alone, [planted-parity])
 //   OutputNotRescaled  O is not multiplied by exp2(m_old - m_new) when the max moves (l is)
 //   SkipsDiagonalTile  causal: a block visits the key tiles before its diagonal one only
-//   TailUnmasked       the last key tile's keys past seq_k are not masked (TMA fills them with zeros)
+//   TailUnmasked       the last key tile's keys past seq_k are not masked (the tile's first key is tested
+//                      against seq_k, not its last; TMA fills the keys past it with zeros)
 //   LseBase2           L left in exp2's units: m log2(e) + log2(l)
 //   EarlyRelease       the stage goes back to the producer (arrive on empty) before wgmma_wait_group
 //                      retires the P V that reads it: a race no run is sure to show
@@ -247,8 +248,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   // warpgroup's first row.
   auto needs_mask = [&](int j) {
     const int key_end = (j + 1) * BC;
-    if constexpr (BUG == HopperBug::TailUnmasked) {
-      return CAUSAL && key_end - 1 > wg_row0;
+    if constexpr (BUG == HopperBug::TailUnmasked) {  // the tile's first key tested: never past seq_k
+      return j * BC >= seq_k || (CAUSAL && key_end - 1 > wg_row0);
     } else {
       return key_end > seq_k || (CAUSAL && key_end - 1 > wg_row0);
     }
