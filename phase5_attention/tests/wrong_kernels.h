@@ -83,7 +83,7 @@ void planted_hopper_output_not_rescaled(const __nv_bfloat16* Q, const __nv_bfloa
 // d 64, causal: the diagonal key tile skipped.
 void planted_hopper_skips_diagonal_tile(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                         __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
-// d 128: the last key tile's keys past seq_k not masked.
+// d 64: the last key tile's keys past seq_k not masked.
 void planted_hopper_tail_unmasked(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                   __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
 // d 64, causal: L in exp2's units.

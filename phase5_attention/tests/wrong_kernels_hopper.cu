@@ -398,7 +398,7 @@ void planted_hopper_correct(const __nv_bfloat16* Q, const __nv_bfloat16* K, cons
 WB_HOPPER_PLANT(planted_hopper_wrong_parity, HopperBug::WrongParity, 128, false)
 WB_HOPPER_PLANT(planted_hopper_output_not_rescaled, HopperBug::OutputNotRescaled, 64, false)
 WB_HOPPER_PLANT(planted_hopper_skips_diagonal_tile, HopperBug::SkipsDiagonalTile, 64, true)
-WB_HOPPER_PLANT(planted_hopper_tail_unmasked, HopperBug::TailUnmasked, 128, false)
+WB_HOPPER_PLANT(planted_hopper_tail_unmasked, HopperBug::TailUnmasked, 64, false)
 WB_HOPPER_PLANT(planted_hopper_lse_base2, HopperBug::LseBase2, 64, true)
 WB_HOPPER_PLANT(planted_hopper_early_release, HopperBug::EarlyRelease, 128, false)
 WB_HOPPER_PLANT(planted_hopper_no_store_fence, HopperBug::NoStoreFence, 128, false)
