@@ -3,12 +3,13 @@
 // computation) timed in the same run. Writes a CSV.
 //   p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cross 1024x4096,4096x1024]
 //            [--cache 32768] [--repeat N] [--out p5_bench.csv]
-// Attention (5.01-5.05): seq_q = seq_k = SEQ for each --seqs and --dims, with heads = --rows / SEQ (at
+// Attention (5.01-5.05, 5.08): seq_q = seq_k = SEQ for each --seqs and --dims, with heads = --rows / SEQ (at
 // least enough 64-row query tiles for two per SM); then cross attention, seq_q != seq_k for each
 // --cross pair, not causal (5.04 without its mask there), heads = --rows / seq_q; TFLOP/s counted as 4 seq_q seq_k d
 // per head (halved for causal), % of the FP32 peak (5.05: of the BF16 tensor peak), "x of 5.02" against the cuBLAS path
-// with the same mask. 5.05 runs on BF16 copies of the same random floats (rounded to BF16), and says
-// SKIP where the GPU is older than sm_80. Decoding (5.06): 32 heads, one
+// with the same mask. 5.05 and 5.08 run on BF16 copies of the same random floats (rounded to BF16);
+// 5.05 says SKIP where the GPU is older than sm_80, 5.08 where it is not Hopper (sm_90a code).
+// Decoding (5.06): 32 heads, one
 // query, seq_k = each --cache, causal, L2 flushed between repeats; GB/s counted as K and V read once plus
 // Q, O and L, against a cudaMemcpy of the same bytes, and x of the cuBLAS path on the same shape.
 // Backward (5.07): the attention shapes, causal and not, BF16 (O and L from the forward), TFLOP/s counted
@@ -47,8 +48,8 @@ const wb::BenchToolSpec kTool = {
     "usage: p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cross 1024x4096,4096x1024]\n"
     "                [--cache 32768] [--repeat N] [--out p5_bench.csv]\n"
     "Times every phase 5 reference kernel against the cuBLAS path (5.02) on the same data: attention at\n"
-    "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s; 5.05 in BF16, sm_80 or newer),\n"
-    "cross attention (not causal) at each --cross SEQQxSEQK pair (none: no such rows),\n"
+    "seq_q = seq_k = each --seqs with heads = --rows / seq (TFLOP/s; 5.05 in BF16, sm_80 or newer;\n"
+    "5.08 in BF16, Hopper only), cross attention (not causal) at each --cross SEQQxSEQK pair (none: no such rows),\n"
     "decoding of one query against a KV cache of each --cache keys, 32 heads (GB/s against memcpy),\n"
     "the backward (5.07) at the attention shapes against the cuBLAS backward.\n"
     "Checks sampled rows, writes CSV.\n",
@@ -213,9 +214,10 @@ int main(int argc, char** argv) {
   return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
     const wb::DeviceInfo device = wb::query_device(0);
     const wb::BenchOptions compute{2, args.repeat, false}, memory{2, args.repeat, true};
-    // 5.05 runs BF16 mma.sync: sm_80 or newer (its solution object holds no code for older GPUs).
+    // 5.05 runs BF16 mma.sync: sm_80 or newer (its solution object holds no code for older GPUs); 5.08
+    // wgmma and TMA: Hopper only (sm_90a code).
     const int cc = 10 * device.cc_major + device.cc_minor;
-    const bool tensor_cores = wb::arch_requirement_met("80", cc);
+    const bool tensor_cores = wb::arch_requirement_met("80", cc), hopper = wb::arch_requirement_met("90a", cc);
     const double fp32_peak = wb::fp32_peak_gflops(device), bf16_peak = wb::bf16_peak_gflops(device);
     std::printf("%s\n", wb::describe(device).c_str());
     for (std::size_t s : seqs)
@@ -360,6 +362,13 @@ int main(int argc, char** argv) {
         } else {
           skip(p.shape, "5.05", "attention_flash_tensor_cores",
                wb::arch_requirement_unmet("5.05", "flash_tensor_cores", "80", cc));
+        }
+        if (hopper) {
+          measure_bf16(p, "5.08", "attention_flash_hopper", attention_flash_hopper, cublas_ms);
+          print(results.back());
+        } else {
+          skip(p.shape, "5.08", "attention_flash_hopper",
+               wb::arch_requirement_unmet("5.08", "flash_hopper", "90a", cc));
         }
       }
     };

@@ -108,6 +108,10 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
   const float* v = in.v.data() + kv_row0 * d;
   int keys = variant.key_count >= 0 ? variant.key_count : shape.seq_k;
   if (shape.causal && variant.mask) keys = std::min(keys, row + 1 + (shape.seq_k - shape.seq_q) + variant.causal_shift);
+  if (shape.causal && variant.causal_skip_tile > 0) {
+    const int token = row + (shape.seq_k - shape.seq_q), tile = variant.causal_skip_tile;
+    keys = std::min(keys, token / tile * tile);
+  }
   if (variant.key_limit >= 0) keys = std::min(keys, variant.key_limit);
   keys = std::max(keys, 0);
 

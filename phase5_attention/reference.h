@@ -40,9 +40,12 @@ struct ReferenceVariant {
   double scale_power = 1.0;  // 2: the scale applied twice; 0: forgotten
   bool mask = true;          // false: the causal mask ignored
   int causal_shift = 0;      // causal: key j visible to query i when j <= i + causal_shift
-  int key_limit = -1;        // >= 0: only keys below it (a dropped last tile)
-  int zero_keys = 0;         // extra keys of logit 0 and value 0 (a padded tail tile counted)
-  int no_rescale_tile = 0;   // > 0: online softmax over tiles of this many keys that never rescales
+  // > 0, causal: only the key tiles of this many keys wholly before query i's tile of as many rows (a
+  // block that skips its diagonal tile): key j visible when j < (i / tile) tile, i counted from key 0
+  int causal_skip_tile = 0;
+  int key_limit = -1;       // >= 0: only keys below it (a dropped last tile)
+  int zero_keys = 0;        // extra keys of logit 0 and value 0 (a padded tail tile counted)
+  int no_rescale_tile = 0;  // > 0: online softmax over tiles of this many keys that never rescales
   // > 0: the keys cut into this many splits (chunks of ceil(seq_k / splits), or with balanced_splits
   // split s = [s seq_k / splits, (s + 1) seq_k / splits)), each split's softmax right, but merged by
   // adding their sums without rescaling each to the common max.
