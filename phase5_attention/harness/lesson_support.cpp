@@ -10,6 +10,7 @@
 #include "common/device.h"
 #include "common/gpu.h"
 #include "common/verify.h"
+#include "phase5_attention/harness/reference.h"
 #include "phase5_attention/harness/reference_gpu.h"
 
 namespace p5 {
