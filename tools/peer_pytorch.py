@@ -258,7 +258,7 @@ SDPA_BACKENDS = (("flash", "FLASH_ATTENTION"), ("cudnn", "CUDNN_ATTENTION"))
 
 
 def p5_heads(seq, sm_count=0, rows=P5_ROWS):
-    """phase5_attention/bench.cpp: heads = rows / seq, and at least two 64-row query tiles per SM."""
+    """phase5_attention/harness/bench.cpp: heads = rows / seq, and at least two 64-row query tiles per SM."""
     tiles = -(-seq // 64)
     return max(1, rows // seq, -(-2 * sm_count // tiles))
 

@@ -157,7 +157,7 @@ class Cases(unittest.TestCase):
         self.assertEqual(row["gbps"], "")
 
     def test_attention_heads_follow_p5_bench(self):
-        # bench.cpp: max(1, rows / seq, ceil(2 SMs / ceil(seq / 64))).
+        # harness/bench.cpp: max(1, rows / seq, ceil(2 SMs / ceil(seq / 64))).
         self.assertEqual(peer.p5_heads(1024), 64)
         self.assertEqual(peer.p5_heads(16384, 132), 4)  # an H100's SMs do not bind at these seqs
         self.assertEqual(peer.p5_heads(16384, 1000), 8)  # 2 x 1000 SMs / 256 query tiles, rounded up

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/bf16.h"
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 
 namespace p5model {
 

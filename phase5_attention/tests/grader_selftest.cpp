@@ -9,7 +9,7 @@
 
 #include "common/check.h"
 #include "common/testing.h"
-#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/harness/reference_gpu.h"
 #include "phase5_attention/tests/grading.h"
 #include "phase5_attention/tests/wrong_kernels.h"
 

@@ -12,7 +12,7 @@
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/testing.h"
-#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/harness/reference_gpu.h"
 
 namespace {
 

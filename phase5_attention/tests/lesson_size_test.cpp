@@ -9,7 +9,7 @@
 
 #include "common/args.h"
 #include "common/testing.h"
-#include "phase5_attention/lesson_support.h"
+#include "phase5_attention/harness/lesson_support.h"
 
 namespace {
 std::string usage_error(const std::string& size, bool causal) {

@@ -26,7 +26,7 @@
 #include "common/gpu.h"
 #include "common/report.h"
 #include "common/timer.h"
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 #include "phase6_multi_gpu/harness/lesson_support.h"
 #include "phase6_multi_gpu/harness/nccl_support.h"
 #include "phase6_multi_gpu/harness/topology.h"

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 #include "phase6_multi_gpu/harness/lesson_support.h"
 #include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"

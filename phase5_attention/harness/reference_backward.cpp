@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase5_attention/reference_backward.h"
+#include "phase5_attention/harness/reference_backward.h"
 
 #include <algorithm>
 #include <cmath>

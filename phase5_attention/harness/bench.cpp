@@ -37,9 +37,9 @@
 #include "common/timer.h"
 #include "common/verify.h"
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/backward_lesson.h"
-#include "phase5_attention/reference.h"
-#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/harness/backward_lesson.h"
+#include "phase5_attention/harness/reference.h"
+#include "phase5_attention/harness/reference_gpu.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <cublas_v2.h>
 
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/reference_backward.h"
+#include "phase5_attention/harness/reference_backward.h"
 
 namespace p5 {
 

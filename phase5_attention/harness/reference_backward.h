@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 
 namespace p5 {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase5_attention/backward_lesson.h"
+#include "phase5_attention/harness/backward_lesson.h"
 
 #include <cstdio>
 #include <utility>
@@ -9,9 +9,9 @@
 #include "common/buffer.h"
 #include "common/gpu.h"
 #include "common/verify.h"
-#include "phase5_attention/lesson_support.h"
-#include "phase5_attention/reference_backward.h"
-#include "phase5_attention/reference_backward_gpu.h"
+#include "phase5_attention/harness/lesson_support.h"
+#include "phase5_attention/harness/reference_backward.h"
+#include "phase5_attention/harness/reference_backward_gpu.h"
 
 namespace p5 {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase5_attention/lesson_support.h"
+#include "phase5_attention/harness/lesson_support.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,8 @@
 #include "common/device.h"
 #include "common/gpu.h"
 #include "common/verify.h"
-#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/harness/reference.h"
+#include "phase5_attention/harness/reference_gpu.h"
 
 namespace p5 {
 

@@ -11,7 +11,7 @@
 
 #include "common/lesson.h"
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/attention_kernel.h"
 
 namespace p5 {
 

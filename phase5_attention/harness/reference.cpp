@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 
 #include <algorithm>
 #include <cmath>

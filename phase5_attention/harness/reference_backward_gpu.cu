@@ -4,8 +4,8 @@
 #include "common/bf16.h"
 #include "common/buffer.h"
 #include "common/check_cublas.h"
-#include "phase5_attention/reference_backward_gpu.h"
-#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/harness/reference_backward_gpu.h"
+#include "phase5_attention/harness/reference_gpu.h"
 
 namespace p5 {
 

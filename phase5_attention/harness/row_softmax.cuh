@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Holds 5.01's answer (the row softmax and L) and the causal bound 5.06 asks for: solve 5.01 first.
+// Holds 5.01's answer (the row softmax and L): solve 5.01 first.
 // The masked row softmax of the unfused paths (given in 5.02, used by the cuBLAS reference): one block
 // per row of the scores, in place (S becomes P), L written, keys j > i of a causal row left out. It is
-// 5.01's softmax kernel with the mask applied as it reads, since cuBLAS computes every logit.
+// 5.01's softmax kernel with the mask applied as it reads, since cuBLAS computes every logit. The kernel
+// takes the mask as a type (`visible(i)`: how many keys row i sees), so this file states 5.02's mask
+// only; the cuBLAS reference (reference_gpu.cu) passes its own for the other causal shapes.
 // Device code: include it only from .cu files. Everything is in an anonymous namespace, so each file
 // that includes it gets its own kernel.
 #pragma once
@@ -40,15 +42,24 @@ struct SumOp {
   __device__ float operator()(float a, float b) const { return a + b; }
 };
 
+// The mask of the shapes validate_attention_shape accepts (5.02's): a causal row i sees keys j <= i
+// (seq_q == seq_k), any other row all seq_k keys.
+struct SquareCausalMask {
+  int seq_k;
+  bool causal;
+  __device__ int operator()(int i) const { return causal ? i + 1 : seq_k; }
+};
+
 // blockIdx.x is the row of all heads' scores (head * seq_q + i). Three passes over the row (max, sum,
-// write); the row (seq_k floats) stays in L1/L2 between them. Causal row i sees keys j <= i + seq_k -
-// seq_q (j <= i when seq_q == seq_k): every row has a visible key (key 0) when seq_q <= seq_k.
+// write); the row (seq_k floats) stays in L1/L2 between them. `visible(i)` (at least 1, at most seq_k)
+// is the number of keys row i sees: keys 0 .. visible(i) - 1.
+template <typename Mask>
 __global__ void masked_row_softmax_kernel(float* __restrict__ S, float* __restrict__ L, int seq_q, int seq_k,
-                                          bool causal) {
+                                          Mask visible_keys) {
   __shared__ float scratch[kRowSoftmaxThreads / 32];
   const std::size_t row = blockIdx.x;
   const int i = static_cast<int>(row % static_cast<std::size_t>(seq_q));
-  const int visible = causal ? min(i + 1 + (seq_k - seq_q), seq_k) : seq_k;
+  const int visible = visible_keys(i);
   float* s = S + row * static_cast<std::size_t>(seq_k);
   float m = -INFINITY;
   for (int j = threadIdx.x; j < visible; j += blockDim.x) m = fmaxf(m, s[j]);
@@ -62,13 +73,20 @@ __global__ void masked_row_softmax_kernel(float* __restrict__ S, float* __restri
   if (threadIdx.x == 0) L[row] = m + logf(sum);
 }
 
-// Launches the softmax over every row of `scores` (heads x seq_q rows of seq_k floats).
-void masked_row_softmax(float* scores, float* L, const AttentionShape& shape, cudaStream_t stream) {
+// Launches the softmax over every row of `scores` (heads x seq_q rows of seq_k floats) under `mask`.
+template <typename Mask>
+void masked_row_softmax_with(float* scores, float* L, const AttentionShape& shape, Mask mask, cudaStream_t stream) {
   const std::size_t rows = static_cast<std::size_t>(shape.heads) * shape.seq_q;
   if (rows == 0) return;
   masked_row_softmax_kernel<<<static_cast<unsigned>(rows), kRowSoftmaxThreads, 0, stream>>>(scores, L, shape.seq_q,
-                                                                                            shape.seq_k, shape.causal);
+                                                                                            shape.seq_k, mask);
   CUDA_CHECK_KERNEL();
+}
+
+// 5.02's softmax: the shapes validate_attention_shape accepts (it checks them first).
+inline void masked_row_softmax(float* scores, float* L, const AttentionShape& shape, cudaStream_t stream) {
+  validate_attention_shape(shape);
+  masked_row_softmax_with(scores, L, shape, SquareCausalMask{shape.seq_k, shape.causal}, stream);
 }
 
 }  // namespace
