@@ -24,7 +24,7 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/harness/rowwise_lesson.h"
+#include "phase2_elementwise/harness/lesson_support.h"
 #include "phase2_elementwise/row_packs.cuh"
 
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "phase2_elementwise/harness/rowwise_lesson.h"
+#include "phase2_elementwise/harness/lesson_support.h"
 
 #include <algorithm>
 #include <climits>
