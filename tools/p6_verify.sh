@@ -32,16 +32,14 @@ step() {
     status=1
   fi
 }
+known_stages=(build tests pristine lessons bench doctor)
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build tests pristine lessons bench doctor)
+[ ${#stages[@]} -gt 0 ] || stages=("${known_stages[@]}")
 for stage in "${stages[@]}"; do
-  case $stage in
-    build | tests | pristine | lessons | bench | doctor) ;;
-    *)
-      echo "p6_verify: unknown stage '$stage' (build, tests, pristine, lessons, bench, doctor)" >&2
-      exit 2
-      ;;
-  esac
+  if [[ " ${known_stages[*]} " != *" $stage "* ]]; then
+    echo "p6_verify: unknown stage '$stage' (${known_stages[*]})" >&2
+    exit 2
+  fi
 done
 {
   nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
