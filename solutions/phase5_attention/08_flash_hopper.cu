@@ -45,8 +45,11 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kConsumers = 2;                     // consumer warpgroups, 64 query rows each
 constexpr int kBR = 64 * kConsumers;              // query rows per block
 constexpr int kThreads = (kConsumers + 1) * 128;  // + the producer warpgroup
-// setmaxnreg: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers. A consumer holds S (64 FP32),
-// O (D / 2 FP32), P (32 BF16 pairs) and its row statistics at once.
+// setmaxnreg: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers, moved between warpgroups at run
+// time. ptxas (CUDA 13.0) still compiles the whole kernel for its launch bound, 65536 / 384 threads:
+// 168 registers a thread (`-Xptxas -v` says so, and a spill stays the same size whatever the counts
+// here). That is the consumer's real budget: S (64 FP32), O (D / 2 FP32) and P (32 BF16 pairs) are
+// 160 at D = 128, too many to be live at once beside addresses and row statistics.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
 // Shared memory: the Q tile, STAGES K tiles, STAGES V tiles, then the barriers. A [ROWS][D] tile is
@@ -107,6 +110,13 @@ template <int BC, bool CAUSAL>
 __device__ inline void softmax_tile(float (&s)[BC / 2], float (&row_max)[2], float (&row_sum)[2],
                                     float (&correction)[2], bool mask, int key0, int row0, int seq_k, int lane,
                                     float scale_log2) {
+  // exp2 as ex2.approx.ftz: exp2f also scales its argument for results below 2^-126, a few
+  // instructions per element that probabilities (rounded to BF16 next) do not need.
+  auto exp2_ftz = [](float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+  };
   if (mask) {
 #pragma unroll
     for (int j = 0; j < BC / 8; ++j)
@@ -125,13 +135,13 @@ __device__ inline void softmax_tile(float (&s)[BC / 2], float (&row_max)[2], flo
     m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
     // All keys so far masked: m = -inf, and subtracting 0 keeps every exp2 at 0 instead of NaN.
     const float m_scaled = m == -INFINITY ? 0.0f : m * scale_log2;
-    correction[h] = exp2f(row_max[h] * scale_log2 - m_scaled);
+    correction[h] = exp2_ftz(row_max[h] * scale_log2 - m_scaled);
     row_max[h] = m;
     float sum = 0.0f;
 #pragma unroll
     for (int j = 0; j < BC / 8; ++j) {
-      s[4 * j + 2 * h] = exp2f(fmaf(s[4 * j + 2 * h], scale_log2, -m_scaled));
-      s[4 * j + 2 * h + 1] = exp2f(fmaf(s[4 * j + 2 * h + 1], scale_log2, -m_scaled));
+      s[4 * j + 2 * h] = exp2_ftz(fmaf(s[4 * j + 2 * h], scale_log2, -m_scaled));
+      s[4 * j + 2 * h + 1] = exp2_ftz(fmaf(s[4 * j + 2 * h + 1], scale_log2, -m_scaled));
       sum += s[4 * j + 2 * h] + s[4 * j + 2 * h + 1];
     }
     row_sum[h] = row_sum[h] * correction[h] + sum;
