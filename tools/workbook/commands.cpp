@@ -329,6 +329,11 @@ std::string crash_words(const CTestRun& run) {
   return words.empty() ? "a signal" : words;
 }
 
+// "300 s", from ctest's "Test timeout computed to be" line, or "its time limit" where ctest did not say.
+std::string limit_words(const CTestRun& run) {
+  return run.timeout_s > 0 ? std::to_string(run.timeout_s) + " s" : "its time limit";
+}
+
 std::string tail(const std::string& text, std::size_t chars) {
   return text.substr(text.size() > chars ? text.size() - chars : 0);
 }
@@ -407,8 +412,7 @@ SanitizerGrade run_grade_sanitizers(const CheckRun& run, bool quiet) {
                                 }).c_str());
     } else {
       // A finding the parser could not itemize, or the graded test failing or hanging under the tool.
-      const std::string how = result.status == CTestStatus::Timeout
-                                  ? "did not finish in " + std::to_string(result.timeout_s) + " s"
+      const std::string how = result.status == CTestStatus::Timeout   ? "did not finish in " + limit_words(result)
                               : result.status == CTestStatus::Crashed ? "crashed (" + crash_words(result) + ")"
                               : result.status == CTestStatus::Failed  ? "failed"
                                                                       : "did not run (" + result.status_text + ")";
@@ -468,9 +472,9 @@ void explain_failed_test(const CheckRun& run, const CTestRun& test) {
     // The test's own output comes first: a rung that can hang prints what usually hangs and the case
     // it was on (watch_for_hangs).
     std::printf(
-        "%s\nThe graded test ran for %d s without finishing: does a kernel loop forever (a stride that never "
+        "%s\nThe graded test ran for %s without finishing: does a kernel loop forever (a stride that never "
         "advances, a barrier some threads never reach, an mbarrier wait that never completes)?\n",
-        tail(test.output, 3000).c_str(), test.timeout_s);
+        tail(test.output, 3000).c_str(), limit_words(test).c_str());
   else if (test.status == CTestStatus::Crashed)
     std::printf("The graded test crashed (%s). Its last output:\n%s", crash_words(test).c_str(),
                 extract_test_failure(test.output).c_str());
