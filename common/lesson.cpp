@@ -158,9 +158,13 @@ void Lesson::report(const ResultLine& result) {
   if (!line.pass && line.failure.empty()) line.failure = pending_check_failure();
   pending_check_failure().clear();  // the next line starts with a clean slate
   if (options_.csv) {
-    if (!csv_header_printed_) std::printf("%s\n", csv_header().c_str());
+    if (!csv_header_printed_) std::printf("%s\n", result_csv_header().c_str());
     csv_header_printed_ = true;
-    std::printf("%s\n", format_csv_row(line, device_.name).c_str());
+    ResultRow row = result_row(line);
+    row.device = device_.name;
+    row.date = utc_date();
+    row.variant = variant_;
+    std::printf("%s\n", format_result_csv(row).c_str());
   } else {
     std::printf("%s\n", format_result_line(line).c_str());
   }
