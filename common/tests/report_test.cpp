@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gpus_used.h"
 #include "common/lesson.h"
 #include "common/testing.h"
 
@@ -205,6 +206,13 @@ TEST_CASE("the CSV row has as many fields as its header, in the same order, and 
   CHECK(back[0].phase() == 0);
   CHECK(wb::parse_result_csv("id,name\n1,2\n", &error).empty());
   CHECK_FALSE(error.empty());
+}
+
+TEST_CASE("the gpus column counts the largest GPU group a harness noted, 1 by default", "[host][report]") {
+  CHECK(wb::gpus_used() == 1);
+  wb::note_gpus_used(4);
+  wb::note_gpus_used(2);  // a one-GPU yardstick made after the group does not shrink the count
+  CHECK(wb::gpus_used() == 4);
 }
 
 TEST_CASE("format_count writes binary suffixes for round sizes", "[host][report]") {
