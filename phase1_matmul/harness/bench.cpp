@@ -14,17 +14,18 @@
 #include "common/bench_tool.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/timer.h"
 #include "phase1_matmul/harness/lesson_support.h"
 
 namespace {
 
-// % of a peak for the table ("%9.1f%%") and the CSV ("%.2f"); a peak of 0 (an architecture the peak
-// tables lack) is neither 0% nor inf%: "unknown" in the table, an empty field in the CSV.
-std::string peak_cell(double gflops, double peak, bool for_csv) {
+// % of a peak for the table; a peak of 0 (an architecture the peak tables lack) is neither 0% nor inf%:
+// "unknown" (and "-" in the CSV).
+std::string peak_cell(const wb::ResultRow& row) {
   char text[32];
-  if (peak <= 0) return for_csv ? "" : "   unknown";
-  std::snprintf(text, sizeof text, for_csv ? "%.2f" : "%9.1f%%", 100.0 * gflops / peak);
+  if (!row.peak_known) return "   unknown";
+  std::snprintf(text, sizeof text, "%9.1f%%", row.peak_pct);
   return text;
 }
 
@@ -72,10 +73,14 @@ const std::vector<Bf16Rung>& bf16_rungs() {
 
 // Repeats for one rung: slow rungs (the naive kernel at 8192 takes seconds) get fewer.
 template <typename TimeFn>
-double median_ms(TimeFn time, int repeat) {
+wb::TimingStats timed(TimeFn time, int repeat) {
   const double once = time(wb::BenchOptions{0, 1, false}).median_ms;
   const int reps = once > 200.0 ? 3 : repeat;
-  return time(wb::BenchOptions{1, reps, false}).median_ms;
+  return time(wb::BenchOptions{1, reps, false});
+}
+
+const char* dtype_of(MatmulPrecision precision) {
+  return precision == MatmulPrecision::FP32 ? "fp32" : precision == MatmulPrecision::TF32 ? "tf32" : "bf16";
 }
 
 const wb::BenchToolSpec kTool = {
@@ -107,13 +112,10 @@ int main(int argc, char** argv) {
   return wb::run_bench_tool(kTool, argc, argv, take_sizes, [&sizes](const wb::BenchToolArgs& args) {
     const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
-    std::FILE* csv = wb::open_bench_csv(args.out);
-    const std::string date = wb::utc_date();
-    std::fprintf(csv,
-                 "device,date,size,id,launcher,precision,median_ms,gflops,peak_pct,cublas_ms,pct_of_cublas,status\n");
+    wb::BenchTable::check_writable(args.out);
+    wb::BenchTable table(device.name);
     std::printf("%s\n%-5s %-24s %6s %10s %12s %10s %12s  %s\n", wb::describe(device).c_str(), "id", "launcher", "size",
                 "ms", "GFLOP/s", "% peak", "% of cuBLAS", "check");
-    bool all_pass = true;
     // The rungs this GPU cannot run (1.09 and 1.10 need sm_80, 1.11-1.13 Hopper) are skipped, said once.
     const int cc = device.cc_major * 10 + device.cc_minor;
     for (const Rung& rung : rungs())
@@ -128,37 +130,46 @@ int main(int argc, char** argv) {
         std::printf("%-5s %-24s skipped: %s\n", rung.id, rung.name,
                     wb::arch_requirement_unmet(rung.id, rung.exercise, rung.arch, cc).c_str());
     }
-    const double bf16_peak = wb::bf16_peak_gflops(device);
     for (int n : sizes) {
       const MatmulShape shape{n, n, n};
+      // One row: GFLOP/s, % of the peak at the row's precision and % of the library (`library_ms`).
+      auto add = [&](const char* id, const char* variant, const std::string& launcher, MatmulPrecision precision,
+                     const wb::TimingStats& time, double library_ms, bool pass, const char* library_label) {
+        wb::ResultRow row = wb::bench_row(variant, launcher, shape.text(), dtype_of(precision), time);
+        row.id = id;
+        row.flop = shape.flop();
+        const bool bf16 = precision == MatmulPrecision::BF16;
+        wb::set_rate(row, "GFLOP/s", bf16 ? wb::bf16_peak_gflops(device) : matmul_peak_gflops(device, precision),
+                     bf16                                 ? "BF16 peak"
+                     : precision == MatmulPrecision::FP32 ? "FP32 peak"
+                                                          : "TF32 peak");
+        wb::set_reference(row, library_label, 100.0 * library_ms / time.median_ms);
+        row.status = pass ? "PASS" : "FAIL";
+        const wb::ResultRow& r = table.add(row);
+        std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%  %s\n", id, launcher.c_str(), n, r.median_ms, r.rate,
+                    peak_cell(r).c_str(), r.ref_value, r.status.c_str());
+      };
       // Freed before the BF16 operands are made (8192 fits either way, on smaller GPUs too).
       auto fp32_bench = std::make_unique<MatmulBench>(shape, wb::kDefaultSeed);
       MatmulBench& bench = *fp32_bench;
       const wb::BenchOptions options{2, repeat, false};
-      const double fp32_library = bench.time_library(MatmulPrecision::FP32, options).median_ms;
+      const wb::TimingStats fp32_library = bench.time_library(MatmulPrecision::FP32, options);
       const double tf32_library = bench.time_library(MatmulPrecision::TF32, options).median_ms;
       for (const Rung& rung : rungs()) {
         if (!wb::arch_requirement_met(rung.arch, cc)) continue;
-        const bool pass = bench.verify(rung.name, rung.launch, rung.precision);
-        all_pass = all_pass && pass;
-        const double ms = median_ms([&](const wb::BenchOptions& o) { return bench.time(rung.launch, o); }, repeat);
-        const double library = rung.precision == MatmulPrecision::FP32 ? fp32_library : tf32_library;
-        const double gflops = wb::gflop_per_s(MatmulShape{n, n, n}.flop(), ms);
-        const double peak = matmul_peak_gflops(device, rung.precision);
-        const double of_library = 100.0 * library / ms;
-        std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%  %s\n", rung.id, rung.name, n, ms, gflops,
-                    peak_cell(gflops, peak, false).c_str(), of_library, pass ? "PASS" : "FAIL");
-        std::fprintf(csv, "%s,%s,%d,%s,%s,%s,%.4f,%.1f,%s,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n,
-                     rung.id, rung.name, rung.precision == MatmulPrecision::FP32 ? "fp32" : "tf32", ms, gflops,
-                     peak_cell(gflops, peak, true).c_str(), library, of_library, pass ? "PASS" : "FAIL");
+        wb::MeasureSteps steps;
+        steps.verify = [&](const std::string& when) {
+          return bench.verify(rung.name + when, rung.launch, rung.precision);
+        };
+        steps.time = [&] {
+          return timed([&](const wb::BenchOptions& o) { return bench.time(rung.launch, o); }, repeat);
+        };
+        const wb::Measured m = wb::measure(steps);
+        const bool fp32 = rung.precision == MatmulPrecision::FP32;
+        add(rung.id, "solution", rung.name, rung.precision, m.time, fp32 ? fp32_library.median_ms : tf32_library,
+            m.pass, fp32 ? "cuBLAS" : "cuBLAS TF32");
       }
-      const double cublas_gflops = wb::gflop_per_s(MatmulShape{n, n, n}.flop(), fp32_library);
-      const double fp32_peak = wb::fp32_peak_gflops(device);
-      std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%\n", "-", "cublasSgemm (FP32)", n, fp32_library,
-                  cublas_gflops, peak_cell(cublas_gflops, fp32_peak, false).c_str(), 100.0);
-      std::fprintf(csv, "%s,%s,%d,-,cublasSgemm,fp32,%.4f,%.1f,%s,%.4f,100.00,PASS\n", device.name.c_str(),
-                   date.c_str(), n, fp32_library, cublas_gflops, peak_cell(cublas_gflops, fp32_peak, true).c_str(),
-                   fp32_library);
+      add("-", "library", "cublasSgemm", MatmulPrecision::FP32, fp32_library, fp32_library.median_ms, true, "cuBLAS");
       std::fflush(stdout);
       fp32_bench.reset();
       if (runnable.empty()) continue;
@@ -167,32 +178,26 @@ int main(int argc, char** argv) {
       Bf16MatmulBench bf16(shape, wb::kDefaultSeed);
       const Bf16LibraryTiming library = bf16.time_library(wb::BenchOptions{2, repeat, false});
       const double best = library.best_ms();
-      auto bf16_row = [&](const char* id, const char* name, double ms, const char* status) {
-        const double gflops = wb::gflop_per_s(shape.flop(), ms);
-        std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%  %s\n", id, name, n, ms, gflops,
-                    peak_cell(gflops, bf16_peak, false).c_str(), 100.0 * best / ms, status);
-        std::fprintf(csv, "%s,%s,%d,%s,%s,bf16,%.4f,%.1f,%s,%.4f,%.2f,%s\n", device.name.c_str(), date.c_str(), n, id,
-                     name, ms, gflops, peak_cell(gflops, bf16_peak, true).c_str(), best, 100.0 * best / ms,
-                     *status ? status : "PASS");
-      };
       for (const Bf16Rung* rung : runnable) {
-        const bool pass = bf16.verify(rung->name, rung->launch);
-        all_pass = all_pass && pass;
-        const double ms = median_ms([&](const wb::BenchOptions& o) { return bf16.time(rung->launch, o); }, repeat);
-        bf16_row(rung->id, rung->name, ms, pass ? "PASS" : "FAIL");
+        wb::MeasureSteps steps;
+        steps.verify = [&](const std::string& when) { return bf16.verify(rung->name + when, rung->launch); };
+        steps.time = [&] {
+          return timed([&](const wb::BenchOptions& o) { return bf16.time(rung->launch, o); }, repeat);
+        };
+        const wb::Measured m = wb::measure(steps);
+        add(rung->id, "solution", rung->name, MatmulPrecision::BF16, m.time, best, m.pass, "cuBLAS BF16 best");
       }
       // "cuBLAS BF16 best" is the faster of the two; both are rows (launcher = the cuBLAS call).
-      bf16_row("-", library.best_name(), best, "");
-      if (library.lt_found) {
-        const bool lt_best = library.lt_wins();
-        bf16_row("-", lt_best ? "cublasGemmEx" : "cublasLtMatmul",
-                 lt_best ? library.gemm_ex.median_ms : library.lt.median_ms, "");
-      }
+      const bool lt_best = library.lt_found && library.lt_wins();
+      add("-", "library", library.best_name(), MatmulPrecision::BF16, lt_best ? library.lt : library.gemm_ex, best,
+          true, "cuBLAS BF16 best");
+      if (library.lt_found)
+        add("-", "library", lt_best ? "cublasGemmEx" : "cublasLtMatmul", MatmulPrecision::BF16,
+            lt_best ? library.gemm_ex : library.lt, best, true, "cuBLAS BF16 best");
       std::printf("      (cuBLAS BF16 best = %s)\n", library.best_name());
       std::fflush(stdout);
     }
-    std::fclose(csv);
-    std::printf("CSV written to %s\n", args.out.c_str());
-    return all_pass ? wb::kExitPass : wb::kExitFail;
+    table.write(args.out);
+    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
   });
 }

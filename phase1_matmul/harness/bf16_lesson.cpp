@@ -12,6 +12,7 @@
 #include "common/data.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "phase1_matmul/harness/hang_notice.h"
 #include "phase1_matmul/harness/lesson_support.h"
 
@@ -180,10 +181,13 @@ int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16Ma
   lesson.require_memory(2.0 * (a + b) + 8.0 * (a + b) + 12.0 * c + double(kLtWorkspaceBytes), 6.0 * (a + b) + 16.0 * c);
 
   Bf16MatmulBench bench(shape, lesson.seed());
-  bool pass = bench.verify(launcher_name, launch);
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) { return bench.verify(launcher_name + when, launch); };
   // Compute-bound: the operands stay in L2 between repeats either way, so no flush.
-  const wb::TimingStats time = bench.time(launch, lesson.bench_options(false));
-  pass = bench.verify(std::string(launcher_name) + " (after timing)", launch) && pass;
+  steps.time = [&] { return bench.time(launch, lesson.bench_options(false)); };
+  const wb::Measured measured = wb::measure(steps);
+  const wb::TimingStats& time = measured.time;
+  const bool pass = measured.pass;
   const Bf16LibraryTiming library = bench.time_library(lesson.bench_options(false));
   if (!lesson.options().csv) {
     if (library.lt_found)

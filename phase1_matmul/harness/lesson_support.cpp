@@ -10,6 +10,7 @@
 #include "common/data.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 
 namespace {
 
@@ -116,10 +117,13 @@ int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLaunc
   lesson.require_memory(4.0 * (2.0 * a + 2.0 * b + 3.0 * c), 4.0 * (2.0 * a + 2.0 * b + 3.0 * c));
 
   MatmulBench bench(shape, lesson.seed());
-  bool pass = bench.verify(launcher_name, launch, precision);
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) { return bench.verify(launcher_name + when, launch, precision); };
   // Compute-bound: the operands stay in L2 between repeats either way, so no flush.
-  const wb::TimingStats time = bench.time(launch, lesson.bench_options(false));
-  pass = bench.verify(std::string(launcher_name) + " (after timing)", launch, precision) && pass;
+  steps.time = [&] { return bench.time(launch, lesson.bench_options(false)); };
+  const wb::Measured measured = wb::measure(steps);
+  const wb::TimingStats& time = measured.time;
+  const bool pass = measured.pass;
   const wb::TimingStats library = bench.time_library(precision, lesson.bench_options(false));
 
   const bool fp32 = precision == MatmulPrecision::FP32;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // p2_bench: every phase 2 reference kernel at several sizes, with an L2 flush between repeats, as
-// GB/s and % of the cudaMemcpy bandwidth measured in the same run. Writes a CSV.
+// GB/s and % of the cudaMemcpy bandwidth measured in the same run. Writes the result CSV
+// (common/result_csv.h).
 //   p2_bench [--elements 16M,64M] [--cols 1024,4096,16384] [--repeat N] [--out p2_bench.csv]
 // Element-wise kernels run on each --elements count; row-wise kernels on rows x cols holding the
 // largest --elements count. Each output is poisoned, then checked before and after timing against the
@@ -18,6 +19,7 @@
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/report.h"
 #include "common/timer.h"
 #include "common/verify.h"
@@ -34,13 +36,6 @@ const wb::BenchToolSpec kTool = {
     {"--elements", "--cols"},
     10,
     "p2_bench.csv"};
-
-struct Row {
-  std::string kernel, shape;
-  double bytes;
-  wb::TimingStats time;
-  bool pass;
-};
 
 bool close_enough(const std::string& what, const std::vector<double>& expected, const std::vector<float>& got) {
   const wb::CompareReport r = wb::compare_each(std::vector<float>(expected.begin(), expected.end()).data(), got.data(),
@@ -65,21 +60,31 @@ int main(int argc, char** argv) {
     const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
     const wb::BenchOptions options{2, repeat, true};
-    std::vector<Row> rows;
+    wb::BenchTable::check_writable(args.out);
+    wb::BenchTable table(device.name);
+    // The copy of the same bytes (half read, half written), measured once per byte count: the rows
+    // of one size share it instead of each timing its own.
+    std::map<std::size_t, double> memcpy_gbs;
     // Every kernel writes `out`, which the previous kernel left holding the right answer: poisoned
     // first, a kernel that writes nothing cannot pass. Checked again after timing, as lessons do.
     auto measure = [&](const std::string& kernel, const std::string& shape, double bytes, wb::DeviceBuffer<float>& out,
                        const std::vector<double>& expected, const std::function<void()>& launch) {
-      out.fill(wb::poison_value<float>());
-      launch();
-      CUDA_CHECK(cudaDeviceSynchronize());
-      bool pass = close_enough(kernel, expected, out.download());
-      const wb::TimingStats time = wb::bench(nullptr, options, launch);
-      pass = close_enough(kernel + " (after timing)", expected, out.download()) && pass;
-      rows.push_back(Row{kernel, shape, bytes, time, pass});
-      const Row& r = rows.back();
-      std::printf("%-22s %-14s %9.3f ms %8.0f GB/s  %s\n", r.kernel.c_str(), r.shape.c_str(), r.time.median_ms,
-                  wb::gb_per_s(r.bytes, r.time.median_ms), r.pass ? "PASS" : "FAIL");
+      wb::MeasureSteps steps;
+      steps.poison = [&out] { out.fill(wb::poison_value<float>()); };
+      steps.launch = launch;
+      steps.verify = [&](const std::string& when) { return close_enough(kernel + when, expected, out.download()); };
+      steps.options = options;
+      const wb::Measured m = wb::measure(steps);
+      const std::size_t copy_bytes = static_cast<std::size_t>(bytes / 2);
+      if (memcpy_gbs.count(copy_bytes) == 0) memcpy_gbs[copy_bytes] = wb::measure_memcpy_d2d_gbs(copy_bytes, repeat);
+      wb::ResultRow row = wb::bench_row("solution", kernel, shape, "fp32", m.time);
+      row.bytes = bytes;
+      wb::set_rate(row, "GB/s", wb::dram_peak_gbs(device), wb::memory_peak_label(device));
+      wb::set_reference(row, "memcpy", 100.0 * row.rate / memcpy_gbs[copy_bytes]);
+      row.status = m.pass ? "PASS" : "FAIL";
+      const wb::ResultRow& r = table.add(row);
+      std::printf("%-22s %-14s %9.3f ms %8.0f GB/s  %s\n", r.launcher.c_str(), r.shape.c_str(), r.median_ms, r.rate,
+                  r.status.c_str());
       std::fflush(stdout);
     };
     std::printf("%s\n", wb::describe(device).c_str());
@@ -163,26 +168,7 @@ int main(int argc, char** argv) {
       }
     }
 
-    std::FILE* csv = wb::open_bench_csv(args.out);
-    const std::string date = wb::utc_date();
-    std::fprintf(csv,
-                 "device,date,kernel,shape,bytes,median_ms,min_ms,gbps,memcpy_gbps,pct_of_memcpy,pct_of_peak,status\n");
-    bool all_pass = true;
-    // The copy of the same bytes (half read, half written), measured once per byte count: the rows
-    // of one size share it instead of each timing its own.
-    std::map<std::size_t, double> memcpy_gbs;
-    for (const Row& r : rows) {
-      const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
-      const std::size_t copy_bytes = static_cast<std::size_t>(r.bytes / 2);
-      if (memcpy_gbs.count(copy_bytes) == 0) memcpy_gbs[copy_bytes] = wb::measure_memcpy_d2d_gbs(copy_bytes, repeat);
-      const double memcpy = memcpy_gbs[copy_bytes];
-      std::fprintf(csv, "%s,%s,%s,%s,%.0f,%.5f,%.5f,%.1f,%.1f,%.1f,%.1f,%s\n", device.name.c_str(), date.c_str(),
-                   r.kernel.c_str(), r.shape.c_str(), r.bytes, r.time.median_ms, r.time.min_ms, gbps, memcpy,
-                   100.0 * gbps / memcpy, 100.0 * gbps / wb::dram_peak_gbs(device), r.pass ? "PASS" : "FAIL");
-      all_pass = all_pass && r.pass;
-    }
-    std::fclose(csv);
-    std::printf("CSV written to %s\n", args.out.c_str());
-    return all_pass ? wb::kExitPass : wb::kExitFail;
+    table.write(args.out);
+    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
   });
 }

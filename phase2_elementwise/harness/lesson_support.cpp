@@ -11,6 +11,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "phase2_elementwise/harness/reference.h"
 
 namespace p2 {
@@ -119,24 +120,26 @@ int layernorm_lesson(wb::Lesson& lesson, const char* kernel, LayernormLauncher l
 
   wb::DeviceBuffer<float> dx(x), dgamma(gamma), dbeta(beta);
   wb::GuardedDeviceBuffer<float> dy(count), dmean(dims[0]), drstd(dims[0]);
-  auto run = [&] {
+  // Poisoned outputs, one launch, checked; then timed with L2 flushed and checked again (the last
+  // timed launch's output: a kernel that breaks on later calls is caught).
+  wb::MeasureSteps steps;
+  steps.poison = [&] {
+    dy.fill(wb::poison_value<float>());
+    dmean.fill(wb::poison_value<float>());
+    drstd.fill(wb::poison_value<float>());
+  };
+  steps.launch = [&] {
     launch(dx.data(), dgamma.data(), dbeta.data(), dy.data(), dmean.data(), drstd.data(), rows, cols, eps, nullptr);
   };
-  auto check = [&](const std::string& when) {
+  steps.verify = [&](const std::string& when) {
     bool ok = wb::check_output(kernel + when + " y", want_y, dy, y_tolerance, dims[1]);
     ok = wb::check_output(kernel + when + " mean", want_mean, dmean, mean_tolerance) && ok;
     return wb::check_output(kernel + when + " rstd", want_rstd, drstd, rstd_tolerance) && ok;
   };
-  // Poisoned outputs, one launch, checked; then timed with L2 flushed and checked again (the last
-  // timed launch's output: a kernel that breaks on later calls is caught).
-  dy.fill(wb::poison_value<float>());
-  dmean.fill(wb::poison_value<float>());
-  drstd.fill(wb::poison_value<float>());
-  run();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  bool pass = check("");
-  const wb::TimingStats time = wb::bench(nullptr, lesson.bench_options(true), run);
-  pass = check(" (after timing)") && pass;
+  steps.options = lesson.bench_options(true);
+  const wb::Measured measured = wb::measure(steps);
+  const wb::TimingStats& time = measured.time;
+  const bool pass = measured.pass;
   const double bytes = 8.0 * static_cast<double>(count) + 8.0 * cols + 8.0 * rows;
   lesson.report(lesson.memory_bound_line(kernel, shape_text(rows, cols), time, bytes, pass));
   return pass ? wb::kExitPass : wb::kExitFail;

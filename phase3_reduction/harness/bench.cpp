@@ -2,7 +2,7 @@
 // p3_bench: the whole reduction ladder (every reference rung) and CUB's DeviceReduce::Sum on the
 // same data, L2 flushed between repeats, as GB/s, % of HBM peak and % of CUB. Then the capstone, 3.11's
 // scan_inclusive, against CUB's DeviceScan::InclusiveSum on as many ints (its bytes: every element read
-// and written, 8 per element; its % of CUB: of CUB's scan). Writes a CSV.
+// and written, 8 per element; its % of CUB: of CUB's scan). Writes the result CSV (common/result_csv.h).
 //   p3_bench [--elements 256M,16M] [--repeat N] [--out p3_bench.csv]
 // The defaults are 1 GiB and 64 MiB of floats. Inputs are exactly summable (multiples of 1/256 with
 // random signs), so every sum is checked to the last bit, on an output poisoned before each rung runs;
@@ -16,6 +16,7 @@
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/report.h"
 #include "common/timer.h"
 #include "phase3_reduction/harness/lesson_support.h"
@@ -33,14 +34,6 @@ const wb::BenchToolSpec kTool = {
     {"--elements"},
     10,
     "p3_bench.csv"};
-
-struct Row {
-  std::string step, kernel;
-  std::size_t n, bytes;  // bytes moved: 4 n for a sum, 8 n for a scan
-  wb::TimingStats time;
-  double gbs, cub_pct;
-  bool pass;
-};
 
 // The ladder in order: the version-to-launcher map lives here and nowhere else.
 const struct {
@@ -73,8 +66,9 @@ int main(int argc, char** argv) {
     const wb::DeviceInfo device = wb::query_device(0);
     const double peak = wb::dram_peak_gbs(device);
     const wb::BenchOptions options{2, repeat, true};
-    std::vector<Row> rows;
-    bool all_pass = true;
+    const std::string peak_label = wb::memory_peak_label(device);
+    wb::BenchTable::check_writable(args.out);
+    wb::BenchTable table(device.name);
     std::printf("%s\n", wb::describe(device).c_str());
     for (std::size_t n : elements) {
       const std::vector<float> input = wb::random_dyadic_floats(n, wb::kDefaultSeed);
@@ -82,37 +76,44 @@ int main(int argc, char** argv) {
       wb::DeviceBuffer<float> workspace(reduce_workspace_elements(n));
       wb::DeviceBuffer<float> result(1);
       const double bytes = 4.0 * static_cast<double>(n);
+      const std::string shape = "n=" + wb::format_count(n);
       float cub_sum = 0;
       const wb::TimingStats cub_time = time_cub_reduce(din.data(), n, options, &cub_sum);
       const double cub_gbs = wb::gb_per_s(bytes, cub_time.median_ms);
-      // A row against `library_gbs` (CUB's rate on the same bytes), `moved` bytes per run.
-      auto add_row_against = [&](const char* step, const char* kernel, const wb::TimingStats& t, bool pass,
-                                 double moved, double library_gbs) {
-        const double gbs = wb::gb_per_s(moved, t.median_ms);
-        rows.push_back(Row{step, kernel, n, static_cast<std::size_t>(moved), t, gbs,
-                           library_gbs > 0 ? 100.0 * gbs / library_gbs : 0.0, pass});
-        all_pass = all_pass && pass;
-        std::printf("%-5s %-30s n=%-6s %9.3f ms %7.0f GB/s %4.0f%% HBM peak %5.1f%% of CUB  %s\n", step, kernel,
-                    wb::format_count(n).c_str(), t.median_ms, gbs, 100.0 * gbs / peak, rows.back().cub_pct,
-                    pass ? "PASS" : "FAIL");
+      // A row against `library_gbs` (CUB's rate on the same bytes), `moved` bytes per run: a sum against
+      // CUB's reduction, a scan (int32) against CUB's InclusiveSum.
+      auto add_row_against = [&](const char* step, const char* variant, const char* kernel, const char* dtype,
+                                 const wb::TimingStats& t, bool pass, double moved, double library_gbs) {
+        const bool scan = std::string(dtype) == "int32";
+        wb::ResultRow row = wb::bench_row(variant, kernel, shape, dtype, t);
+        row.id = step;
+        row.bytes = moved;
+        wb::set_rate(row, "GB/s", peak, peak_label);
+        wb::set_reference(row, scan ? "CUB InclusiveSum" : "CUB",
+                          library_gbs > 0 ? 100.0 * row.rate / library_gbs : 0.0);
+        row.status = pass ? "PASS" : "FAIL";
+        const wb::ResultRow& r = table.add(row);
+        std::printf("%-5s %-30s n=%-6s %9.3f ms %7.0f GB/s %4.0f%% %s %5.1f%% of CUB  %s\n", r.id == "-" ? "cub" : step,
+                    kernel, wb::format_count(n).c_str(), t.median_ms, r.rate, r.peak_pct, peak_label.c_str(),
+                    r.ref_value, r.status.c_str());
         std::fflush(stdout);
       };
-      auto add_row = [&](const char* step, const char* kernel, const wb::TimingStats& t, bool pass) {
-        add_row_against(step, kernel, t, pass, bytes, cub_gbs);
-      };
-      add_row("cub", "cub::DeviceReduce::Sum", cub_time, judge_sum(input, cub_sum, 0.0).empty());
+      add_row_against("-", "library", "cub::DeviceReduce::Sum", "fp32", cub_time,
+                      judge_sum(input, cub_sum, 0.0).empty(), bytes, cub_gbs);
       for (const auto& rung : kLadder) {
         // The previous rung left the right sum in `result`: poisoned first, a rung that writes
         // nothing shows as untouched instead of passing.
-        result.fill(wb::poison_value<float>());
-        rung.launch(din.data(), result.data(), n, workspace.data(), nullptr);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        std::string verdict = judge_sum(input, result.download()[0], 0.0);
-        const wb::TimingStats t =
-            wb::bench(nullptr, options, [&] { rung.launch(din.data(), result.data(), n, workspace.data(), nullptr); });
-        if (verdict.empty()) verdict = judge_sum(input, result.download()[0], 0.0);  // again after timing
-        if (!verdict.empty()) std::fprintf(stderr, "%s: %s\n", rung.name, verdict.c_str());
-        add_row(rung.step, rung.name, t, verdict.empty());
+        wb::MeasureSteps steps;
+        steps.poison = [&] { result.fill(wb::poison_value<float>()); };
+        steps.launch = [&] { rung.launch(din.data(), result.data(), n, workspace.data(), nullptr); };
+        steps.verify = [&](const std::string& when) {
+          const std::string verdict = judge_sum(input, result.download()[0], 0.0);
+          if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s\n", rung.name, when.c_str(), verdict.c_str());
+          return verdict.empty();
+        };
+        steps.options = options;
+        const wb::Measured m = wb::measure(steps);
+        add_row_against(rung.step, "solution", rung.name, "fp32", m.time, m.pass, bytes, cub_gbs);
       }
 
       // 3.11: the scan and CUB's InclusiveSum on n ints, into one output (poisoned before the scan runs).
@@ -123,30 +124,23 @@ int main(int argc, char** argv) {
       const double scan_bytes = 8.0 * static_cast<double>(n);
       const wb::TimingStats cub_scan_time = time_cub_scan(ints_in.data(), scanned.data(), n, options);
       const double cub_scan_gbs = wb::gb_per_s(scan_bytes, cub_scan_time.median_ms);
-      add_row_against("cub", "cub::DeviceScan::InclusiveSum", cub_scan_time,
+      add_row_against("-", "library", "cub::DeviceScan::InclusiveSum", "int32", cub_scan_time,
                       judge_scan(ints, scanned.download()).empty(), scan_bytes, cub_scan_gbs);
-      auto scan = [&] {
+      wb::MeasureSteps scan;
+      scan.poison = [&] { scanned.fill(wb::poison_value<int>()); };
+      scan.launch = [&] {
         scan_inclusive(ints_in.data(), scanned.data(), n, scan_workspace.data(), scan_workspace.size(), nullptr);
       };
-      scanned.fill(wb::poison_value<int>());
-      scan();
-      CUDA_CHECK(cudaDeviceSynchronize());
-      std::string scan_verdict = judge_scan(ints, scanned.download());
-      const wb::TimingStats scan_time = wb::bench(nullptr, options, scan);
-      if (scan_verdict.empty()) scan_verdict = judge_scan(ints, scanned.download());  // again after timing
-      if (!scan_verdict.empty()) std::fprintf(stderr, "scan_inclusive: %s\n", scan_verdict.c_str());
-      add_row_against("3.11", "scan_inclusive", scan_time, scan_verdict.empty(), scan_bytes, cub_scan_gbs);
+      scan.verify = [&](const std::string& when) {
+        const std::string verdict = judge_scan(ints, scanned.download());
+        if (!verdict.empty()) std::fprintf(stderr, "scan_inclusive%s: %s\n", when.c_str(), verdict.c_str());
+        return verdict.empty();
+      };
+      scan.options = options;
+      const wb::Measured m = wb::measure(scan);
+      add_row_against("3.11", "solution", "scan_inclusive", "int32", m.time, m.pass, scan_bytes, cub_scan_gbs);
     }
-    std::FILE* csv = wb::open_bench_csv(args.out);
-    const std::string date = wb::utc_date();
-    std::fprintf(csv,
-                 "device,date,id,kernel,size,bytes,median_ms,min_ms,spread_pct,gbps,pct_of_peak,pct_of_cub,status\n");
-    for (const Row& r : rows)
-      std::fprintf(csv, "\"%s\",%s,%s,%s,%zu,%zu,%.5f,%.5f,%.2f,%.1f,%.1f,%.1f,%s\n", device.name.c_str(), date.c_str(),
-                   r.step.c_str(), r.kernel.c_str(), r.n, r.bytes, r.time.median_ms, r.time.min_ms, r.time.spread_pct,
-                   r.gbs, 100.0 * r.gbs / peak, r.cub_pct, r.pass ? "PASS" : "FAIL");
-    std::fclose(csv);
-    std::printf("CSV written to %s\n", args.out.c_str());
-    return all_pass ? wb::kExitPass : wb::kExitFail;
+    table.write(args.out);
+    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
   });
 }

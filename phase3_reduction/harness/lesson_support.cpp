@@ -6,6 +6,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "phase3_reduction/harness/reference.h"
 
 // Napkin math: a sum reads 4 bytes per element and writes one number, so its only cost is the read:
@@ -31,25 +32,24 @@ int run_reduce_lesson(wb::Lesson& lesson, const std::vector<NamedLauncher>& laun
 
   const std::string problem = "n=" + wb::format_count(n);
   for (const NamedLauncher& l : launchers) {
-    auto launch = [&] { l.launch(din.data(), out.data(), n, workspace.data(), nullptr); };
-    auto verify = [&](const char* when) {
+    wb::MeasureSteps steps;
+    steps.poison = [&] { out.fill(wb::poison_value<float>()); };
+    steps.launch = [&] { l.launch(din.data(), out.data(), n, workspace.data(), nullptr); };
+    steps.verify = [&](const std::string& when) {
       const std::string verdict = judge_sum(input, out.download()[0], 0.0);
       const wb::GuardReport guards = out.check_guards();
-      if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s\n", l.name, when, verdict.c_str());
+      if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s\n", l.name, when.c_str(), verdict.c_str());
       if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(l.name).c_str());
       // The cause on the result line: "wrong sum", "output untouched", "wrote past the end".
       if (!verdict.empty()) wb::note_check_failure(l.name, wb::failure_headline(verdict));
       if (!guards.ok()) wb::note_check_failure(l.name, guards.reason());
       return verdict.empty() && guards.ok();
     };
-    out.fill(wb::poison_value<float>());
-    launch();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    bool pass = verify("");
-    const wb::TimingStats time = wb::bench(nullptr, options, launch);
-    pass = verify(" (after timing)") && pass;
-    lesson.report(lesson.memory_bound_line(l.name, problem, time, bytes, pass, wb::MeasuredReference{"CUB", cub_gbs}));
-    all_pass = all_pass && pass;
+    steps.options = options;
+    const wb::Measured measured = wb::measure(steps);
+    lesson.report(lesson.memory_bound_line(l.name, problem, measured.time, bytes, measured.pass,
+                                           wb::MeasuredReference{"CUB", cub_gbs}));
+    all_pass = all_pass && measured.pass;
   }
   return all_pass ? wb::kExitPass : wb::kExitFail;
 }

@@ -10,6 +10,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "phase3_reduction/harness/cub_scan.h"
 #include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/harness/reference.h"
@@ -44,23 +45,23 @@ bool scan_line(wb::Lesson& lesson, const std::string& name, ScanLauncher<T> scan
   const std::string cub_verdict = judge(out.download());
   if (!cub_verdict.empty()) std::fprintf(stderr, "CUB InclusiveSum disagrees with the CPU: %s", cub_verdict.c_str());
 
-  auto launch = [&] { scan(din.data(), out.data(), n, workspace.data(), workspace.size(), nullptr); };
-  auto verify = [&](const char* when) {
+  wb::MeasureSteps steps;
+  steps.poison = [&] { out.fill(wb::poison_value<T>()); };
+  steps.launch = [&] { scan(din.data(), out.data(), n, workspace.data(), workspace.size(), nullptr); };
+  steps.verify = [&](const std::string& when) {
     const std::string verdict = judge(out.download());
     const wb::GuardReport guards = out.check_guards();
-    if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s", name.c_str(), when, verdict.c_str());
+    if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s", name.c_str(), when.c_str(), verdict.c_str());
     if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(name).c_str());
     // The cause on the result line: "output untouched", "exclusive scan", "wrong carry between tiles".
     if (!verdict.empty()) wb::note_check_failure(name, wb::failure_headline(verdict));
     if (!guards.ok()) wb::note_check_failure(name, guards.reason());
     return verdict.empty() && guards.ok();
   };
-  out.fill(wb::poison_value<T>());
-  launch();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  bool pass = verify("");
-  const wb::TimingStats time = wb::bench(nullptr, options, launch);
-  pass = verify(" (after timing)") && pass;
+  steps.options = options;
+  const wb::Measured measured = wb::measure(steps);
+  const wb::TimingStats& time = measured.time;
+  const bool pass = measured.pass;
   if (!cub_verdict.empty()) wb::note_check_failure("CUB InclusiveSum", "wrong scan");
   lesson.report(lesson.memory_bound_line(name, "n=" + wb::format_count(n), time, bytes, pass && cub_verdict.empty(),
                                          wb::MeasuredReference{"CUB InclusiveSum", cub_gbs}));

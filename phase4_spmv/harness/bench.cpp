@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // p4_bench: every phase 4 reference kernel on every generator at millions of rows, against cuSPARSE
 // CSR SpMV timed in the same run (cold L2 between repeats), as GFLOP/s, effective GB/s (the CSR
-// minimum bytes, the same yardstick for every format) and % of cuSPARSE CSR. Writes a CSV.
+// minimum bytes, the same yardstick for every format) and % of cuSPARSE CSR. Writes the result CSV
+// (common/result_csv.h; the rate column holds GB/s, the flop column the 2 nnz for GFLOP/s).
 //   p4_bench [--rows 4M] [--gen poisson,uniform,powerlaw,banded,block] [--repeat N] [--out p4_bench.csv]
 // Each SpMV is checked against the double reference with the graded per-row tolerance first; a
 // kernel that cannot run on a matrix (ELL whose padding explodes) gets a SKIP row saying why.
 // 4.01 coo_to_csr is a conversion, not an SpMV: its row times COO -> CSR on the same matrix, its GB/s
 // counts the COO read once and the CSR written once, and it has no % of cuSPARSE.
 // 4.09 spmm adds Y = A X rows at k = 64 and 128 on the same matrix (kernel spmm_csr_k64, _k128): its
-// cusparse_csr columns hold cuSPARSE SpMM (the faster of ALG_DEFAULT and CSR_ALG2, in its own REF row,
+// yardstick is cuSPARSE SpMM (the faster of ALG_DEFAULT and CSR_ALG2, in its own library row,
 // cusparse_spmm_k64, _k128), its GB/s count SpMM's least traffic (A once, X once, Y once) and its
 // GFLOP/s 2 nnz k.
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/report.h"
 #include "common/timer.h"
 #include "phase4_spmv/harness/lesson_support.h"
@@ -42,13 +44,29 @@ const wb::BenchToolSpec kTool = {
     "p4_bench.csv"};
 
 struct Row {
-  std::string generator, kernel, status;
+  std::string id, generator, kernel, status, note;
   int rows = 0, cols = 0;
   long long nnz = 0;
   double bytes = 0, flop = 0;
   wb::TimingStats time;
   double cusparse_ms = 0;  // 0: no comparison (a conversion, or a skipped kernel)
+  std::string yardstick = "cuSPARSE CSR";
 };
+
+// The row as a row of the result CSV: GB/s over the CSR minimum bytes, % of the library's time.
+wb::ResultRow result_row(const Row& r, const wb::DeviceInfo& device) {
+  wb::ResultRow row = wb::bench_row(r.status == "REF" ? "library" : "solution", r.kernel,
+                                    r.generator + ":" + wb::format_count(static_cast<std::size_t>(r.rows)), "fp32",
+                                    r.status == "SKIP" ? wb::TimingStats{} : r.time);
+  row.id = r.id;
+  row.bytes = r.bytes;
+  row.flop = r.flop;
+  wb::set_rate(row, "GB/s", wb::dram_peak_gbs(device), wb::memory_peak_label(device));
+  if (r.cusparse_ms > 0 && row.timed) wb::set_reference(row, r.yardstick, 100.0 * r.cusparse_ms / r.time.median_ms);
+  row.status = r.status == "REF" ? "PASS" : r.status;
+  row.note = r.note;
+  return row;
+}
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
@@ -60,6 +78,7 @@ std::vector<std::string> split(const std::string& text) {
 // Each SpMV launcher in the form the lessons use; anything made once per matrix (a plan, a workspace,
 // a converted format) is made on the first call, which is the untimed verification.
 struct Kernel {
+  const char* id;
   const char* name;
   std::function<SpmvRun()> make;
 };
@@ -77,21 +96,21 @@ struct PlanHolder {
 
 std::vector<Kernel> spmv_kernels() {
   return {
-      {"spmv_csr_scalar",
+      {"4.02", "spmv_csr_scalar",
        [] {
          return SpmvRun(
              [](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_csr_scalar(m.csr(), x, y, s); });
        }},
-      {"spmv_csr_vector",
+      {"4.03", "spmv_csr_vector",
        [] {
          return SpmvRun(
              [](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_csr_vector(m.csr(), x, y, s); });
        }},
-      {"spmv_ell",
+      {"4.04", "spmv_ell",
        [] {
          return SpmvRun([](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_ell(m.ell(), x, y, s); });
        }},
-      {"spmv_csr_adaptive",
+      {"4.05", "spmv_csr_adaptive",
        [] {
          auto plan = std::make_shared<wb::DeviceBuffer<int>>();
          return SpmvRun([plan](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
@@ -102,7 +121,7 @@ std::vector<Kernel> spmv_kernels() {
            spmv_csr_adaptive(m.csr(), plan->data(), x, y, s);
          });
        }},
-      {"spmv_csr_balanced",
+      {"4.06", "spmv_csr_balanced",
        [] {
          auto workspace = std::make_shared<wb::DeviceBuffer<unsigned char>>();
          return SpmvRun([workspace](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
@@ -111,7 +130,7 @@ std::vector<Kernel> spmv_kernels() {
            spmv_csr_balanced(m.csr(), x, y, workspace->data(), s);
          });
        }},
-      {"spmv_block_tiled",
+      {"4.07", "spmv_block_tiled",
        [] {
          auto tiled = std::make_shared<std::unique_ptr<BlockTiledMatrix>>();
          return SpmvRun([tiled](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
@@ -119,7 +138,7 @@ std::vector<Kernel> spmv_kernels() {
            spmv_block_tiled((*tiled)->view(), x, y, s);
          });
        }},
-      {"spmv_cusparse_plan_run",
+      {"4.08", "spmv_cusparse_plan_run",
        [] {
          auto holder = std::make_shared<PlanHolder>();
          // The plan holds x and y: made on the first call, for the x and y the bench passes every time.
@@ -151,6 +170,7 @@ int main(int argc, char** argv) {
     const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
     const wb::BenchOptions options{2, repeat, true};
+    wb::BenchTable::check_writable(args.out);
     std::printf("%s\n", wb::describe(device).c_str());
     std::vector<Row> results;
     auto print = [](const Row& r) {
@@ -175,6 +195,7 @@ int main(int argc, char** argv) {
       SpmvBench bench(std::move(a), wb::kDefaultSeed);
 
       Row library = base;
+      library.id = "-";
       library.kernel = "cusparse_csr";
       library.time = bench.time_cusparse(options);
       library.cusparse_ms = library.time.median_ms;
@@ -184,16 +205,21 @@ int main(int argc, char** argv) {
 
       for (const Kernel& k : spmv_kernels()) {
         Row r = base;
+        r.id = k.id;
         r.kernel = k.name;
         r.cusparse_ms = library.time.median_ms;
         try {
           const SpmvRun run = k.make();
-          const bool pass = bench.verify(k.name, run);
-          r.time = bench.time(run, options);
-          r.status = pass ? "PASS" : "FAIL";
+          wb::MeasureSteps steps;
+          steps.verify = [&](const std::string& when) { return bench.verify(k.name + when, run); };
+          steps.time = [&] { return bench.time(run, options); };
+          const wb::Measured m = wb::measure(steps);
+          r.time = m.time;
+          r.status = m.pass ? "PASS" : "FAIL";
         } catch (const wb::sparse::SparseError& e) {  // ELL padding that would explode
           r.status = "SKIP";
           r.cusparse_ms = 0;
+          r.note = e.what();
           std::printf("%-9s %-24s skipped: %s\n", gen.c_str(), k.name, e.what());
         }
         results.push_back(r);
@@ -207,16 +233,27 @@ int main(int argc, char** argv) {
       wb::DeviceBuffer<int> row_ptr(static_cast<std::size_t>(coo.rows) + 1), col(static_cast<std::size_t>(coo.nnz));
       wb::DeviceBuffer<float> val(static_cast<std::size_t>(coo.nnz));
       Row convert = base;
+      convert.id = "4.01";
       convert.kernel = "coo_to_csr_gpu";
       convert.bytes = 20.0 * static_cast<double>(coo.nnz) + 4.0 * (static_cast<double>(coo.rows) + 1);
       convert.flop = 0;
-      coo_to_csr_gpu(coo, row_ptr.data(), col.data(), val.data(), nullptr);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      const bool same =
-          row_ptr.download() == m.host().row_ptr && col.download() == m.host().col && val.download() == m.host().val;
-      convert.time =
-          wb::bench(nullptr, options, [&] { coo_to_csr_gpu(coo, row_ptr.data(), col.data(), val.data(), nullptr); });
-      convert.status = same ? "PASS" : "FAIL";
+      wb::MeasureSteps steps;
+      steps.poison = [&] {
+        row_ptr.fill(wb::poison_value<int>());
+        col.fill(wb::poison_value<int>());
+        val.fill(wb::poison_value<float>());
+      };
+      steps.launch = [&] { coo_to_csr_gpu(coo, row_ptr.data(), col.data(), val.data(), nullptr); };
+      steps.verify = [&](const std::string& when) {
+        const bool same =
+            row_ptr.download() == m.host().row_ptr && col.download() == m.host().col && val.download() == m.host().val;
+        if (!same) std::fprintf(stderr, "coo_to_csr_gpu%s: the CSR differs from the host's\n", when.c_str());
+        return same;
+      };
+      steps.options = options;
+      const wb::Measured converted = wb::measure(steps);
+      convert.time = converted.time;
+      convert.status = converted.pass ? "PASS" : "FAIL";
       results.push_back(convert);
       print(results.back());
 
@@ -232,7 +269,9 @@ int main(int argc, char** argv) {
         spmm_library.kernel = "cusparse_spmm" + suffix;
         spmm_library.time = library.time;
         spmm_library.cusparse_ms = library.time.median_ms;
+        spmm_library.yardstick = "cuSPARSE SpMM";
         spmm_library.status = library.right ? "REF" : "FAIL";
+        spmm_library.note = library.note;
         results.push_back(spmm_library);
         print(results.back());
         std::printf("%-9s %-24s (%s)\n", gen.c_str(), "", library.note.c_str());
@@ -240,43 +279,24 @@ int main(int argc, char** argv) {
           spmm_csr(a.csr(), x, y, cols, s);
         };
         Row r = spmm_base;
+        r.id = "4.09";
         r.kernel = "spmm_csr" + suffix;
         r.cusparse_ms = library.time.median_ms;
-        const bool pass = spmm.verify(r.kernel, run);
-        r.time = spmm.time(run, options);
-        r.status = pass ? "PASS" : "FAIL";
+        r.yardstick = "cuSPARSE SpMM";
+        wb::MeasureSteps spmm_steps;
+        spmm_steps.verify = [&](const std::string& when) { return spmm.verify(r.kernel + when, run); };
+        spmm_steps.time = [&] { return spmm.time(run, options); };
+        const wb::Measured spmm_measured = wb::measure(spmm_steps);
+        r.time = spmm_measured.time;
+        r.status = spmm_measured.pass ? "PASS" : "FAIL";
         results.push_back(r);
         print(results.back());
       }
     }
 
-    std::FILE* csv = wb::open_bench_csv(args.out);
-    const std::string date = wb::utc_date();
-    std::fprintf(csv,
-                 "device,date,generator,rows,cols,nnz,kernel,median_ms,min_ms,gflops,gbps,pct_of_peak,"
-                 "cusparse_csr_ms,pct_of_cusparse_csr,status\n");
-    bool all_pass = true;
-    for (const Row& r : results) {
-      const bool timed = r.status != "SKIP";
-      const double gbps = timed ? wb::gb_per_s(r.bytes, r.time.median_ms) : 0.0;
-      std::fprintf(csv, "%s,%s,%s,%d,%d,%lld,%s,", device.name.c_str(), date.c_str(), r.generator.c_str(), r.rows,
-                   r.cols, r.nnz, r.kernel.c_str());
-      if (timed) {
-        std::fprintf(csv, "%.5f,%.5f,%.1f,%.1f,%.1f,", r.time.median_ms, r.time.min_ms,
-                     wb::gflop_per_s(r.flop, r.time.median_ms), gbps, 100.0 * gbps / wb::dram_peak_gbs(device));
-      } else {
-        std::fprintf(csv, ",,,,,");
-      }
-      if (r.cusparse_ms > 0 && timed) {
-        std::fprintf(csv, "%.5f,%.1f,", r.cusparse_ms, 100.0 * r.cusparse_ms / r.time.median_ms);
-      } else {
-        std::fprintf(csv, ",,");
-      }
-      std::fprintf(csv, "%s\n", r.status.c_str());
-      all_pass = all_pass && r.status != "FAIL";
-    }
-    std::fclose(csv);
-    std::printf("CSV written to %s\n", args.out.c_str());
-    return all_pass ? wb::kExitPass : wb::kExitFail;
+    wb::BenchTable table(device.name);
+    for (const Row& r : results) table.add(result_row(r, device));
+    table.write(args.out);
+    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
   });
 }

@@ -11,6 +11,7 @@
 #include "common/buffer.h"
 #include "common/check_cusparse.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "phase4_spmv/harness/tolerance.h"
 
 // ---- matrix options ----------------------------------------------------------------------------------
@@ -318,10 +319,13 @@ int run_spmv_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmvRun
   bool pass = false;
   wb::TimingStats time;
   try {
-    pass = bench.verify(launcher_name, run);
+    wb::MeasureSteps steps;
+    steps.verify = [&](const std::string& when) { return bench.verify(launcher_name + when, run); };
     // Memory-bound: a cold L2 before each repeat, so the matrix comes from HBM every time.
-    time = bench.time(run, lesson.bench_options(true));
-    pass = bench.verify(std::string(launcher_name) + " (after timing)", run) && pass;
+    steps.time = [&] { return bench.time(run, lesson.bench_options(true)); };
+    const wb::Measured measured = wb::measure(steps);
+    time = measured.time;
+    pass = measured.pass;
   } catch (const wb::sparse::SparseError& e) {
     throw wb::UsageError(std::string(launcher_name) + " cannot run on " + problem.label + ": " + e.what());
   }

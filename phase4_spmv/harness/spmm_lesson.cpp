@@ -8,6 +8,7 @@
 
 #include "common/buffer.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/report.h"
 #include "common/verify.h"
 #include "phase4_spmv/harness/cusparse_spmm.h"
@@ -122,10 +123,13 @@ int run_spmm_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmmRun
   for (int k : {64, 128}) {
     const double bytes = spmm_min_bytes(matrix.host(), k), flop = spmm_flop(matrix.host(), k);
     SpmmBench bench(matrix, k, lesson.seed());
-    bool pass = bench.verify(launcher_name, run);
+    wb::MeasureSteps steps;
+    steps.verify = [&](const std::string& when) { return bench.verify(launcher_name + when, run); };
     // Memory-bound: a cold L2 before each repeat, so A, X and Y come from HBM every time.
-    const wb::TimingStats time = bench.time(run, lesson.bench_options(true));
-    pass = bench.verify(std::string(launcher_name) + " (after timing)", run) && pass;
+    steps.time = [&] { return bench.time(run, lesson.bench_options(true)); };
+    const wb::Measured measured = wb::measure(steps);
+    const wb::TimingStats& time = measured.time;
+    bool pass = measured.pass;
     const SpmmBench::Library library = bench.time_cusparse(lesson.bench_options(true));
     if (!library.right) wb::note_check_failure("cuSPARSE SpMM", "wrong result");
 

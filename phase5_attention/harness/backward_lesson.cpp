@@ -8,6 +8,7 @@
 #include "common/bf16.h"
 #include "common/buffer.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/verify.h"
 #include "phase5_attention/harness/lesson_support.h"
 #include "phase5_attention/harness/reference_backward.h"
@@ -170,9 +171,12 @@ int run_backward_lesson(wb::Lesson& lesson, const char* launcher, Bf16AttentionB
   const AttentionShape shape = parse_attention_size(lesson.options().size, false, 128);
   lesson.require_memory(BackwardProblem::device_bytes(shape, true), BackwardProblem::host_bytes(shape));
   BackwardProblem problem(shape, lesson.seed(), true);
-  bool pass = problem.verify(launcher, launch);
-  const wb::TimingStats time = problem.time(launch, lesson.bench_options(false));
-  pass = problem.verify(std::string(launcher) + " (after timing)", launch) && pass;
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) { return problem.verify(launcher + when, launch); };
+  steps.time = [&] { return problem.time(launch, lesson.bench_options(false)); };
+  const wb::Measured measured = wb::measure(steps);
+  const wb::TimingStats& time = measured.time;
+  bool pass = measured.pass;
   // The yardstick: the cuBLAS backward on the same inputs, checked like the kernel, timed the same way.
   if (!problem.verify_cublas("attention_backward_cublas (the yardstick)"))
     std::fprintf(stderr, "the cuBLAS backward failed its own check: the x of it below is not to be trusted\n");

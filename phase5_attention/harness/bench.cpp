@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // p5_bench: every phase 5 reference kernel on the same data, against the cuBLAS path (5.02's
-// computation) timed in the same run. Writes a CSV.
+// computation) timed in the same run. Writes the result CSV (common/result_csv.h).
 //   p5_bench [--seqs 1024,4096,16384] [--dims 64,128] [--rows 64K] [--cross 1024x4096,4096x1024]
 //            [--cache 32768] [--repeat N] [--out p5_bench.csv]
 // Attention (5.01-5.05, 5.08): seq_q = seq_k = SEQ for each --seqs and --dims, with heads = --rows / SEQ (at
@@ -33,6 +33,7 @@
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/report.h"
 #include "common/timer.h"
 #include "common/verify.h"
@@ -73,6 +74,35 @@ std::string shape_text(const AttentionShape& s) {
   std::string text = std::to_string(s.heads) + "x" + std::to_string(s.seq_q);
   if (s.seq_k != s.seq_q) text += "x" + std::to_string(s.seq_k);
   return text + "x" + std::to_string(s.d) + (s.causal ? " causal" : "");
+}
+
+// The row as a row of the result CSV: TFLOP/s rows in GFLOP/s against the FP32 or BF16 peak, decoding in
+// GB/s against the HBM peak and memcpy; "x of 5.02" (or of the cuBLAS backward) as a speedup.
+wb::ResultRow result_row(const Row& r, const wb::DeviceInfo& device) {
+  const bool timed = r.status != "SKIP";
+  const bool memory_bound = r.memcpy_gbs > 0;
+  wb::ResultRow row = wb::bench_row(r.kernel == "attention_backward_cublas" ? "library" : "solution", r.kernel,
+                                    shape_text(r.shape), r.bf16 ? "bf16" : "fp32", timed ? r.time : wb::TimingStats{});
+  row.id = r.id;
+  row.bytes = r.bytes;
+  row.flop = r.flop;
+  if (memory_bound) {
+    wb::set_rate(row, "GB/s", wb::dram_peak_gbs(device), wb::memory_peak_label(device));
+    wb::set_reference(row, "memcpy", 100.0 * row.rate / r.memcpy_gbs);
+    row.note = r.note;
+    if (timed && r.cublas_ms > 0) {
+      char speedup[64];
+      std::snprintf(speedup, sizeof speedup, "; %.2fx of 5.02", r.cublas_ms / r.time.median_ms);
+      row.note += speedup;
+    }
+  } else {
+    wb::set_rate(row, "GFLOP/s", r.bf16 ? wb::bf16_peak_gflops(device) : wb::fp32_peak_gflops(device),
+                 r.bf16 ? "BF16 peak" : "FP32 peak");
+    if (timed && r.cublas_ms > 0) wb::set_reference(row, r.yardstick, r.cublas_ms / r.time.median_ms, "speedup");
+    row.note = r.note;
+  }
+  row.status = r.status;
+  return row;
 }
 
 // One shape's inputs on the device and the reference rows the checks compare with; for 5.05 the same
@@ -219,6 +249,7 @@ int main(int argc, char** argv) {
     const int cc = 10 * device.cc_major + device.cc_minor;
     const bool tensor_cores = wb::arch_requirement_met("80", cc), hopper = wb::arch_requirement_met("90a", cc);
     const double fp32_peak = wb::fp32_peak_gflops(device), bf16_peak = wb::bf16_peak_gflops(device);
+    wb::BenchTable::check_writable(args.out);
     std::printf("%s\n", wb::describe(device).c_str());
     for (std::size_t s : seqs)
       if (s > (std::size_t(1) << 20)) throw wb::UsageError("--seqs: at most 1M");
@@ -260,12 +291,16 @@ int main(int argc, char** argv) {
       r.flop = p.shape.flop();
       r.bytes = 4.0 * (2.0 * static_cast<double>(p.shape.k_elements()) +
                        2.0 * static_cast<double>(p.shape.q_elements()) + static_cast<double>(p.shape.l_elements()));
-      bool pass = p.check(name, kernel, workspace);
-      r.time = wb::bench(nullptr, memory_bound ? memory : compute, [&] {
-        kernel(p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.l.data(), p.shape, workspace, nullptr);
-      });
-      pass = p.check(std::string(name) + " (after timing)", kernel, workspace) && pass;
-      r.status = pass ? "PASS" : "FAIL";
+      wb::MeasureSteps steps;
+      steps.verify = [&](const std::string& when) { return p.check(name + when, kernel, workspace); };
+      steps.time = [&] {
+        return wb::bench(nullptr, memory_bound ? memory : compute, [&] {
+          kernel(p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.l.data(), p.shape, workspace, nullptr);
+        });
+      };
+      const wb::Measured m = wb::measure(steps);
+      r.time = m.time;
+      r.status = m.pass ? "PASS" : "FAIL";
       if (std::string(id) == "5.02") *cublas_ms = r.time.median_ms;
       r.cublas_ms = *cublas_ms;
       if (memory_bound) r.memcpy_gbs = 1;  // filled in below, once per byte count
@@ -284,12 +319,16 @@ int main(int argc, char** argv) {
           2.0 * (2.0 * static_cast<double>(p.shape.k_elements()) + 2.0 * static_cast<double>(p.shape.q_elements())) +
           4.0 * static_cast<double>(p.shape.l_elements());
       r.note = "BF16 Q K V and O";
-      bool pass = p.check(name, launch);
       Problem::Bf16Data& b = p.bf16_data();
-      r.time = wb::bench(nullptr, compute,
+      wb::MeasureSteps steps;
+      steps.verify = [&](const std::string& when) { return p.check(name + when, launch); };
+      steps.time = [&] {
+        return wb::bench(nullptr, compute,
                          [&] { launch(b.q.data(), b.k.data(), b.v.data(), b.o.data(), p.l.data(), p.shape, nullptr); });
-      pass = p.check(std::string(name) + " (after timing)", launch) && pass;
-      r.status = pass ? "PASS" : "FAIL";
+      };
+      const wb::Measured m = wb::measure(steps);
+      r.time = m.time;
+      r.status = m.pass ? "PASS" : "FAIL";
       r.cublas_ms = cublas_ms;
       results.push_back(r);
     };
@@ -443,73 +482,29 @@ int main(int argc, char** argv) {
           };
           double cublas_ms = 0;
           if (cublas) {
-            const bool pass = p.verify_cublas("attention_backward_cublas");
-            const wb::TimingStats time = p.time_cublas(compute);
-            cublas_ms = time.median_ms;
-            record("attention_backward_cublas", false, pass, time, 0);
+            wb::MeasureSteps steps;
+            steps.verify = [&](const std::string& when) { return p.verify_cublas("attention_backward_cublas" + when); };
+            steps.time = [&] { return p.time_cublas(compute); };
+            const wb::Measured m = wb::measure(steps);
+            cublas_ms = m.time.median_ms;
+            record("attention_backward_cublas", false, m.pass, m.time, 0);
           } else {
             skip(shape, "5.07", "attention_backward_cublas", "P and dS do not fit in the GPU's free memory");
           }
-          bool pass = p.verify("attention_flash_backward", attention_flash_backward);
-          const wb::TimingStats time = p.time(attention_flash_backward, compute);
-          pass = p.verify("attention_flash_backward (after timing)", attention_flash_backward) && pass;
-          record("attention_flash_backward", true, pass, time, cublas_ms);
+          wb::MeasureSteps steps;
+          steps.verify = [&](const std::string& when) {
+            return p.verify("attention_flash_backward" + when, attention_flash_backward);
+          };
+          steps.time = [&] { return p.time(attention_flash_backward, compute); };
+          const wb::Measured m = wb::measure(steps);
+          record("attention_flash_backward", true, m.pass, m.time, cublas_ms);
         }
       }
     }
 
-    std::FILE* csv = wb::open_bench_csv(args.out);
-    const std::string date = wb::utc_date();
-    // pct_of_cublas last: the workbook tool plots the last pct_of_<library> column (100 = as fast as the
-    // cuBLAS path on the same shape); x_of_5_02 is the same ratio as the lessons print it.
-    std::fprintf(csv,
-                 "device,date,id,kernel,shape,heads,seq_q,seq_k,d,causal,median_ms,min_ms,tflops,gbps,pct_of_peak,"
-                 "peak_label,cublas_ms,x_of_5_02,pct_of_memcpy,pct_of_cublas,status,note\n");
-    bool all_pass = true;
-    for (const Row& r : results) {
-      const bool timed = r.status != "SKIP";
-      const bool memory_bound = r.memcpy_gbs > 0;
-      std::fprintf(csv, "%s,%s,%s,%s,%s,%d,%d,%d,%d,%d,", device.name.c_str(), date.c_str(), r.id.c_str(),
-                   r.kernel.c_str(), shape_text(r.shape).c_str(), r.shape.heads, r.shape.seq_q, r.shape.seq_k,
-                   r.shape.d, r.shape.causal ? 1 : 0);
-      if (timed) {
-        const double tflops = wb::gflop_per_s(r.flop, r.time.median_ms) / 1000;
-        const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
-        const double peak = memory_bound ? wb::dram_peak_gbs(device) : r.bf16 ? bf16_peak : fp32_peak;
-        const double rate = memory_bound ? gbps : tflops * 1000;
-        // pct_of_peak stays empty (a missing number to readers) where the peak is unknown.
-        char pct[32] = "";
-        if (peak > 0) std::snprintf(pct, sizeof pct, "%.1f", 100.0 * rate / peak);
-        std::fprintf(csv, "%.5f,%.5f,%.3f,%.1f,%s,%s,", r.time.median_ms, r.time.min_ms, tflops, gbps, pct,
-                     memory_bound ? "HBM peak"
-                     : r.bf16     ? "BF16 peak"
-                                  : "FP32 peak");
-      } else {
-        std::fprintf(csv, ",,,,,,");
-      }
-      if (timed && r.cublas_ms > 0) {
-        std::fprintf(csv, "%.5f,%.3f,", r.cublas_ms, r.cublas_ms / r.time.median_ms);
-      } else {
-        std::fprintf(csv, ",,");
-      }
-      if (timed && memory_bound) {
-        std::fprintf(csv, "%.1f,", 100.0 * wb::gb_per_s(r.bytes, r.time.median_ms) / r.memcpy_gbs);
-      } else {
-        std::fprintf(csv, ",");
-      }
-      if (timed && r.cublas_ms > 0) {
-        std::fprintf(csv, "%.1f,", 100.0 * r.cublas_ms / r.time.median_ms);
-      } else {
-        std::fprintf(csv, ",");
-      }
-      std::string note = r.note;  // one CSV field: no commas or line breaks
-      std::replace(note.begin(), note.end(), ',', ';');
-      std::replace(note.begin(), note.end(), '\n', ' ');
-      std::fprintf(csv, "%s,%s\n", r.status.c_str(), note.c_str());
-      all_pass = all_pass && r.status != "FAIL";
-    }
-    std::fclose(csv);
-    std::printf("CSV written to %s\n", args.out.c_str());
-    return all_pass ? wb::kExitPass : wb::kExitFail;
+    wb::BenchTable table(device.name);
+    for (const Row& r : results) table.add(result_row(r, device));
+    table.write(args.out);
+    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
   });
 }

@@ -9,6 +9,7 @@
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/gpu.h"
+#include "common/measure.h"
 #include "common/verify.h"
 #include "phase5_attention/harness/reference.h"
 #include "phase5_attention/harness/reference_gpu.h"
@@ -244,9 +245,12 @@ double AttentionBench::report_yardstick() {
 
 int run_attention_lesson(wb::Lesson& lesson, const char* launcher, const AttentionKernel& kernel, bool causal) {
   AttentionBench bench(lesson, parse_attention_size(lesson.options().size, causal));
-  bool pass = bench.verify(launcher, kernel);
-  const wb::TimingStats time = bench.time(kernel);
-  pass = bench.verify(std::string(launcher) + " (after timing)", kernel) && pass;
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) { return bench.verify(launcher + when, kernel); };
+  steps.time = [&] { return bench.time(kernel); };
+  const wb::Measured measured = wb::measure(steps);
+  const wb::TimingStats& time = measured.time;
+  bool pass = measured.pass;
   bench.report(launcher, time, pass);
   return pass ? wb::kExitPass : wb::kExitFail;
 }
@@ -254,9 +258,12 @@ int run_attention_lesson(wb::Lesson& lesson, const char* launcher, const Attenti
 int run_bf16_attention_lesson(wb::Lesson& lesson, const char* launcher, Bf16AttentionLauncher launch, bool causal) {
   AttentionBench bench(lesson, parse_attention_size(lesson.options().size, causal, 128), 0, false,
                        AttentionPrecision::BF16);
-  bool pass = bench.verify(launcher, launch);
-  const wb::TimingStats time = bench.time(launch);
-  pass = bench.verify(std::string(launcher) + " (after timing)", launch) && pass;
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) { return bench.verify(launcher + when, launch); };
+  steps.time = [&] { return bench.time(launch); };
+  const wb::Measured measured = wb::measure(steps);
+  const wb::TimingStats& time = measured.time;
+  bool pass = measured.pass;
   bench.report(launcher, time, pass);  // times the yardstick: 5.02's cuBLAS path on the widened inputs
   return pass ? wb::kExitPass : wb::kExitFail;
 }

@@ -5,10 +5,11 @@
 // bus bandwidth; 6.03's NCCL collectives (an all-reduce sweep from 4 KiB to 1 GiB against the ring, the
 // other three collectives at each size); 6.04's overlapped step against its bound, max(backward alone,
 // all-reduce alone); 6.05's tensor-parallel MLP step against one GPU's (GFLOP/s in the rate column); 6.06's
-// ring attention against the same kernels on one GPU (its gbps column holds GFLOP/s, its percentage of
+// ring attention against the same kernels on one GPU (GFLOP/s in the rate column, its percentage of
 // the reference is the speed-up x 100).
 // Every output checked exactly (random floats copied; small integers summed), the MLP and the ring
-// attention on sampled rows against their FP64 references and tolerances. Writes a CSV.
+// attention on sampled rows against their FP64 references and tolerances. Writes the result CSV
+// (common/result_csv.h): the gpus column says how many GPUs a row used, the note the link.
 //   p6_bench [--sizes 64M,4M] [--repeat N] [--out p6_bench.csv]
 // --sizes are float counts (64M floats: 256 MiB).
 #include <algorithm>
@@ -54,6 +55,27 @@ struct Row {
   std::string reference, status;
 };
 
+// The row as a row of the result CSV. GB/s rows are bandwidths as nccl-tests counts them (algorithm or bus
+// bandwidth), their peak the link's bound; the MLP and ring-attention rows are GFLOP/s against the peak of
+// all the GPUs they use.
+wb::ResultRow result_row(const Row& r, const std::string& link) {
+  const bool gflops = r.reference.find("one GPU") != std::string::npos;
+  const bool bf16 = r.kernel.find("mlp") != std::string::npos;
+  wb::ResultRow row = wb::bench_row(r.status == "REF" ? "library" : "solution", r.kernel,
+                                    "n=" + wb::format_count(r.count), bf16 ? "bf16" : "fp32", r.time);
+  row.id = r.id == "ref" ? "-" : r.id;
+  row.gpus = r.gpus;
+  row.rate = r.gbps;
+  row.rate_unit = gflops ? "GFLOP/s" : "GB/s";
+  row.peak_known = r.peak_pct > 0;
+  row.peak_pct = r.peak_pct;
+  row.peak_label = gflops ? (bf16 ? "BF16 peak" : "FP32 peak") : link + " bound";
+  wb::set_reference(row, r.reference, r.ref_pct);
+  row.status = r.status == "REF" ? "PASS" : r.status;
+  row.note = link;
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +92,7 @@ int main(int argc, char** argv) {
     const wb::BenchOptions options{3, args.repeat, false};
     const std::string link = p6::link_label(0, 1);
     const double bound = p6::nvlink_bound_gbs(0, 1);
+    wb::BenchTable::check_writable(args.out);
     std::printf("%s; NCCL %s\n", group.describe().c_str(), p6::nccl_version().c_str());
     std::vector<Row> rows;
     bool all_pass = true;
@@ -400,19 +423,9 @@ int main(int argc, char** argv) {
               peak > 0 ? 100.0 * flop / tn.median_ms / 1e6 / (n * peak) : 0, 100.0 * t1.median_ms / tn.median_ms,
               "one GPU (GFLOP/s)", ring_ok ? "PASS" : "FAIL"});
     }
-    std::FILE* csv = wb::open_bench_csv(args.out);
-    const wb::DeviceInfo device = wb::query_device(0);
-    const std::string date = wb::utc_date();
-    std::fprintf(csv,
-                 "device,date,id,kernel,size,gpus,link,median_ms,min_ms,spread_pct,gbps,pct_of_peak,pct_of_reference,"
-                 "reference,status\n");
-    for (const Row& r : rows)
-      std::fprintf(csv, "\"%s\",%s,%s,%s,%zu,%d,%s,%.5f,%.5f,%.2f,%.1f,%.1f,%.1f,%s,%s\n", device.name.c_str(),
-                   date.c_str(), r.id.c_str(), r.kernel.c_str(), r.count, r.gpus, link.c_str(), r.time.median_ms,
-                   r.time.min_ms, r.time.spread_pct, r.gbps, r.peak_pct, r.ref_pct, r.reference.c_str(),
-                   r.status.c_str());
-    std::fclose(csv);
-    std::printf("CSV written to %s\n", args.out.c_str());
+    wb::BenchTable table(wb::query_device(0).name);
+    for (const Row& r : rows) table.add(result_row(r, link));
+    table.write(args.out);
     return all_pass ? wb::kExitPass : wb::kExitFail;
   });
 }

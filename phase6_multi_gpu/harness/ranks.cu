@@ -6,6 +6,7 @@
 
 #include "common/buffer.h"
 #include "common/check.h"
+#include "common/gpus_used.h"
 #include "phase6_multi_gpu/harness/ranks.h"
 #include "phase6_multi_gpu/harness/topology.h"
 
@@ -113,6 +114,7 @@ RankGroup RankGroup::real(int n) {
         CUDA_CHECK(enabled);
     }
   }
+  wb::note_gpus_used(n);  // the gpus column of the lesson's --csv row
   return RankGroup(n, false, 0);
 }
 
