@@ -9,7 +9,7 @@
 # (exit 99, which `workbook check` explains in a sentence); never by passing, crashing, hanging or
 # skipping.
 # CTest runs it once per exercise (--only <id>): N.NN.name.pristine [pristine gpu pN], so
-# `ctest --preset pristine` checks every stub in parallel and `-R '^5\.'` one phase. Without --only it
+# `ctest --preset gpu-pristine` checks every stub in parallel and `-R '^5\.'` one phase. Without --only it
 # checks every registered exercise in one go.
 # An exercise whose registry row requires a newer GPU than this one (1.10-1.13), or that needs more GPUs
 # than are visible (6.01), is listed as skipped.
