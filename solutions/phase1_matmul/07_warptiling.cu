@@ -306,7 +306,7 @@ namespace {
 // 32 FLOP per byte, far above the H100's ~20 FLOP per byte of DRAM bandwidth (and L2 serves most of
 // it). So issue slots bound this rung: FMAs, plus the loads, barriers and latency around them.
 int warptiling_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_warptiling", matmul_warptiling);
+  return p1::run_matmul_lesson(lesson, "matmul_warptiling", matmul_warptiling);
 }
 
 }  // namespace

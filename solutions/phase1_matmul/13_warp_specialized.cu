@@ -169,8 +169,8 @@ namespace {
 // after the first: the tensor cores see back-to-back batches from two warpgroups, the producer
 // runs up to 3 stages ahead, and the epilogue of one tile overlaps the loads of the next.
 int warp_specialized_lesson(wb::Lesson& lesson) {
-  warn_mbarrier_hangs(lesson);  // mbarrier bugs hang: say what hangs before the first launch
-  return run_bf16_matmul_lesson(lesson, "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16);
+  p1::warn_mbarrier_hangs(lesson);  // mbarrier bugs hang: say what hangs before the first launch
+  return p1::run_bf16_matmul_lesson(lesson, "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16);
 }
 
 }  // namespace
