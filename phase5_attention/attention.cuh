@@ -133,7 +133,7 @@ void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, co
                               const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* L, __nv_bfloat16* dQ,
                               __nv_bfloat16* dK, __nv_bfloat16* dV, const AttentionShape& shape, float* workspace,
                               cudaStream_t stream);
-// The size of attention_flash_backward's FP32 workspace, in floats; it grows with heads x seq_q x d.
+// The size of attention_flash_backward's FP32 workspace, in floats: heads x seq_q x (d + 1).
 // The lesson and the tests allocate it and never read it back: whether and how the launcher uses it
 // is 5.07's decision.
 std::size_t attention_backward_workspace_elements(const AttentionShape& shape);
