@@ -48,8 +48,7 @@ constexpr int kThreads = (kConsumers + 1) * 128;  // + the producer warpgroup
 // setmaxnreg: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers, moved between warpgroups at run
 // time. ptxas (CUDA 13.0) still compiles the whole kernel for its launch bound, 65536 / 384 threads:
 // 168 registers a thread (`-Xptxas -v` says so, and a spill stays the same size whatever the counts
-// here). That is the consumer's real budget: S (64 FP32), O (D / 2 FP32) and P (32 BF16 pairs) are
-// 160 at D = 128, too many to be live at once beside addresses and row statistics.
+// here). That is the consumer's real budget for S, O, P, the row statistics and the addresses.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
 // Shared memory: the Q tile, STAGES K tiles, STAGES V tiles, then the barriers. A [ROWS][D] tile is
