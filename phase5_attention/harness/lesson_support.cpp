@@ -243,29 +243,31 @@ double AttentionBench::report_yardstick() {
   return yard.median_ms;
 }
 
-int run_attention_lesson(wb::Lesson& lesson, const char* launcher, const AttentionKernel& kernel, bool causal) {
-  AttentionBench bench(lesson, parse_attention_size(lesson.options().size, causal));
+namespace {
+
+// The lesson's one measured launcher (wb::measure: verify, time, verify again), then its result line.
+template <typename Kernel>
+int measure_and_report(AttentionBench& bench, const char* launcher, const Kernel& kernel) {
   wb::MeasureSteps steps;
   steps.verify = [&](const std::string& when) { return bench.verify(launcher + when, kernel); };
   steps.time = [&] { return bench.time(kernel); };
   const wb::Measured measured = wb::measure(steps);
-  const wb::TimingStats& time = measured.time;
-  bool pass = measured.pass;
-  bench.report(launcher, time, pass);
-  return pass ? wb::kExitPass : wb::kExitFail;
+  bench.report(launcher, measured.time, measured.pass);
+  return measured.pass ? wb::kExitPass : wb::kExitFail;
+}
+
+}  // namespace
+
+int run_attention_lesson(wb::Lesson& lesson, const char* launcher, const AttentionKernel& kernel, bool causal) {
+  AttentionBench bench(lesson, parse_attention_size(lesson.options().size, causal));
+  return measure_and_report(bench, launcher, kernel);
 }
 
 int run_bf16_attention_lesson(wb::Lesson& lesson, const char* launcher, Bf16AttentionLauncher launch, bool causal) {
   AttentionBench bench(lesson, parse_attention_size(lesson.options().size, causal, 128), 0, false,
                        AttentionPrecision::BF16);
-  wb::MeasureSteps steps;
-  steps.verify = [&](const std::string& when) { return bench.verify(launcher + when, launch); };
-  steps.time = [&] { return bench.time(launch); };
-  const wb::Measured measured = wb::measure(steps);
-  const wb::TimingStats& time = measured.time;
-  bool pass = measured.pass;
-  bench.report(launcher, time, pass);  // times the yardstick: 5.02's cuBLAS path on the widened inputs
-  return pass ? wb::kExitPass : wb::kExitFail;
+  // The report also times the yardstick: 5.02's cuBLAS path on the widened inputs.
+  return measure_and_report(bench, launcher, launch);
 }
 
 }  // namespace p5
