@@ -15,7 +15,9 @@
 // into its shared memory. The epilogue goes through shared memory and TMA stores (given).
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in cluster_kernel, the barriers' set-up, the producer, the consumers' wait and release, and
-//       what the cluster does before it exits.
+//       what the cluster does before it exits. hopper.cuh has the instructions: cluster_arrive and
+//       cluster_wait, map_to_rank and mbarrier_arrive_cluster, tma_load_2d_multicast, and the bounded
+//       waits mbarrier_wait_or_stop and mbarrier_wait_cluster_or_stop.
 // Holds 1.13's answer: solve 1.13 first (the roles, the ring's parities, the persistent loop).
 // You decide: which half of the shared B tile each block loads, where it lands and which blocks it
 //             goes to; how many bytes full[] expects and how many arrivals empty[] counts now that two
@@ -55,17 +57,6 @@ constexpr int kCluster = 2;  // blocks per cluster: two tiles above each other, 
 // bytes a row, the swizzle span) through two staging buffers, so one box's TMA store runs while the
 // next box is written.
 constexpr int kStoreRows = 64, kStoreCols = 32, kStoreBuffers = 2, kStoreBox = kStoreRows * kStoreCols;
-
-// Bounded waits: a wait that cannot complete (a phase that never flips, bytes or arrivals that never
-// come) stops the kernel after about 2 s (trap: the launch fails) instead of hanging the GPU. The
-// consumers' waits see only bytes; the producer's sees arrivals from the peer block, so it acquires at
-// cluster scope.
-__device__ inline void wait_or_stop(std::uint64_t* bar, std::uint32_t parity) {
-  if (!mbarrier_wait_bounded(bar, parity)) __trap();
-}
-__device__ inline void wait_cluster_or_stop(std::uint64_t* bar, std::uint32_t parity) {
-  if (!mbarrier_wait_cluster_bounded(bar, parity)) __trap();
-}
 
 // The tile scheduler: a cluster takes a pair of tiles above each other (tile rows 2p and 2p + 1, one
 // tile column), pairs in grouped order as 1.13's tiles; block `rank` of the cluster takes row 2p + rank.
@@ -130,7 +121,7 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
   __nv_bfloat16* Bs = As + STAGES * kBM * kBK;
   float* staging = reinterpret_cast<float*>(Bs + STAGES * BN * kBK);  // kConsumers x kStoreBuffers boxes
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(staging + kConsumers * kStoreBuffers * kStoreBox);
-  std::uint64_t* empty = full + STAGES;
+  [[maybe_unused]] std::uint64_t* empty = full + STAGES;  // the consumers of both blocks are done
 
   const int tiles_m = wb::ceil_div(M, kBM), tiles_n = wb::ceil_div(N, BN);
   const int pairs_m = wb::ceil_div(tiles_m, kCluster), pairs = pairs_m * tiles_n;

@@ -420,6 +420,16 @@ __device__ inline bool mbarrier_wait_cluster_bounded(std::uint64_t* bar, std::ui
   }
 }
 
+// The bounded waits as 1.14 uses them: a wait that cannot complete (a phase that never flips, bytes
+// or arrivals that never come) stops the kernel after about 2 s (trap: the launch fails) instead of
+// hanging the GPU. The _cluster form is for barriers on which other blocks arrive.
+__device__ inline void mbarrier_wait_or_stop(std::uint64_t* bar, std::uint32_t phase) {
+  if (!mbarrier_wait_bounded(bar, phase)) __trap();
+}
+__device__ inline void mbarrier_wait_cluster_or_stop(std::uint64_t* bar, std::uint32_t phase) {
+  if (!mbarrier_wait_cluster_bounded(bar, phase)) __trap();
+}
+
 // The cluster barrier, in two halves (PTX ISA, "barrier.cluster"): every thread of every block of
 // the cluster arrives (release: its earlier accesses, the mbarrier initialisations included, become
 // visible to the cluster), then waits (acquire) until all have. Not .aligned: threads of a warp may
