@@ -2,31 +2,22 @@
 // 1.14 cluster_multicast: two blocks of a thread-block cluster share one B tile: each loads half of
 // it and the TMA multicasts that half into the shared memory of both.
 //
-// You learn: in 1.13 every block loads its own A tile (128 x 64) and its own B tile (256 x 64) per K
-// step, so two blocks that compute the tiles above each other in the same column of C both read the
-// same B tile from L2. Launched as a cluster of two (cudaLaunchKernelEx with a cluster dimension), the
-// two blocks can write each other's shared memory: each issues its A load and one half of the B tile
-// with .multicast::cluster, and the copy engine delivers that half to both blocks and reports its
-// bytes to the mbarrier at the same offset in each. Per K step a block then asks L2 for 32 KB instead
-// of 48. The price is coupling: a stage of block 0 is now written by block 1's producer too, so it
-// may be refilled only once the consumers of BOTH blocks have released it (an arrive on the peer's
-// barrier through its .shared::cluster address, from mapa), no block may touch a peer's barriers
-// before they are initialised, and no block may exit while its peer may still arrive on or multicast
-// into its shared memory. The epilogue goes through shared memory and TMA stores (given).
-// Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
-// Task: in cluster_kernel, the barriers' set-up, the producer, the consumers' wait and release, and
-//       what the cluster does before it exits. hopper.cuh has the instructions: cluster_arrive and
-//       cluster_wait, map_to_rank and mbarrier_arrive_cluster, tma_load_2d_multicast, and the bounded
-//       waits mbarrier_wait_or_stop and mbarrier_wait_cluster_or_stop.
+// You learn: two blocks that compute the tiles above each other in one column of C read the same B
+// tile at every K step. Launched as a cluster of two, they can write each other's shared memory: each
+// loads its A tile and half of B with .multicast::cluster, which lands in both blocks and reports its
+// bytes to the mbarrier at the same offset in each: 32 KB from L2 per step instead of 48. The price is
+// coupling: a stage is refilled by both producers, so both blocks' consumers must release it (arrive
+// on the peer's barrier through its mapa address); no block may touch a peer's barriers before they
+// are initialised, nor exit while its peer may still arrive on or multicast into it.
+// Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh); epilogue given.
+// Task: in cluster_kernel, the barriers' set-up, the producer, the consumers' wait and release, the
+//       exit. hopper.cuh: cluster_arrive/wait, map_to_rank, mbarrier_arrive_cluster,
+//       tma_load_2d_multicast, mbarrier_wait_or_stop and mbarrier_wait_cluster_or_stop (bounded).
 // Holds 1.13's answer: solve 1.13 first (the roles, the ring's parities, the persistent loop).
-// You decide: which half of the shared B tile each block loads, where it lands and which blocks it
-//             goes to; how many bytes full[] expects and how many arrivals empty[] counts now that two
-//             producers fill a stage and two blocks' consumers read it; where the cluster must wait
-//             for itself.
-// Source: PTX ISA, "cp.async.bulk.tensor" (.multicast::cluster), "mbarrier", "mapa", "barrier.cluster";
-// CUDA C++ Programming Guide, "Thread Block Clusters" and "Distributed Shared Memory"; the CUTLASS
-// documentation's warp-specialized persistent kernels; Pranjal Shankhdhar, "Outperforming cuBLAS on
-// H100: a Worklog" (clusters and multicast took it past cuBLAS).
+// You decide: which half of B each block loads, where it lands and which blocks it goes to; the bytes
+//             full[] expects and the arrivals empty[] counts; where the cluster waits for itself.
+// Source: PTX ISA "cp.async.bulk.tensor", "mbarrier", "mapa", "barrier.cluster"; CUDA C++ Programming
+// Guide "Thread Block Clusters"; CUTLASS's warp-specialized persistent kernels; Shankhdhar's worklog.
 // Run:   ./workbook run 1.14 [-- --size 4096]
 // Check: ./workbook check 1.14    (a wait that cannot complete stops the kernel after about 2 s)
 // Aim:   >= 100% of the best cuBLAS BF16 GEMM at 4096 and 8192 on an H100.

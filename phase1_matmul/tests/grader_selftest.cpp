@@ -96,7 +96,7 @@ TEST_CASE("planted over-read: tile loads past the end of A and B, zeroed, pass t
   check_passes_plain_grader(planted_tiled_reads_past_end_masked);
 }
 
-// ---- BF16 (1.10-1.13) ---------------------------------------------------------------------------------
+// ---- BF16 (1.10-1.14) ---------------------------------------------------------------------------------
 namespace {
 void check_bf16_plants(const std::vector<Bf16Plant>& plants) {
   for (const Bf16Plant& p : plants) {

@@ -33,7 +33,7 @@ std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCa
 void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c,
                   MatmulPrecision precision = MatmulPrecision::FP32);
 
-// ---- the BF16 rungs 1.10-1.13 ----------------------------------------------------------------------
+// ---- the BF16 rungs 1.10-1.14 ----------------------------------------------------------------------
 
 struct Bf16MatmulCase {
   int M, N, K;
