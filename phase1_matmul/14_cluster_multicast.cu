@@ -63,8 +63,8 @@ __device__ inline TileCoord cluster_tile(int pair_index, int pairs_m, int tiles_
 // box into a staging buffer in the C map's 128-byte swizzled layout (16-byte chunk c of row r at
 // chunk c ^ (r % 8)), then one thread stores the box with TMA, which skips what lies past M or N.
 template <int BN>
-__device__ inline void store_tile_tma(const CUtensorMap* map_c, float* staging, int& stores,
-                                      const float (&acc)[BN / 2], const float* C, int M, int N, int m0, int n0, float alpha, float beta,
+__device__ inline void store_tile_tma(const CUtensorMap* map_c, float* staging, int& stores, const float (&acc)[BN / 2],
+                                      const float* C, int M, int N, int m0, int n0, float alpha, float beta,
                                       int consumer) {
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
 #pragma unroll
