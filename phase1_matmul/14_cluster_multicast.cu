@@ -162,8 +162,12 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         for (int k = 0; k < kBK / 16; ++k)
           Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
         wgmma_commit_group();
-        // TODO(1.14): hand the stage back to every producer that will refill it, not before this
-        //             warpgroup's wgmma are done reading it (about 4 lines).
+        // As in 1.13: this warpgroup's wgmma have read the stage once the wait returns. Waiting here,
+        // in every thread of the warpgroup and outside any branch, also keeps the accumulators out of
+        // ptxas's way: no warpgroup.wait of its own making (C7517), no serialised wgmma (C7518).
+        wgmma_wait_group<0>();
+        wgmma_fence_operands(acc);
+        // TODO(1.14): hand the stage back to every producer that will refill it (about 2 lines).
       }
       // Epilogue; the producer is already loading the next pair's stages.
       const int m0 = tile.m * kBM + consumer * 64, n0 = tile.n * BN;

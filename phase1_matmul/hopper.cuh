@@ -388,16 +388,19 @@ __device__ inline std::uint32_t map_to_rank(const void* local, std::uint32_t ran
 }
 
 // One arrival on the mbarrier at `cluster_address` (from map_to_rank: this block's or a peer's), with
-// release semantics at cluster scope: this thread's earlier memory accesses are ordered before the
-// arrival for whoever acquires the phase it completes, in any block of the cluster (PTX ISA,
-// "mbarrier.arrive").
+// the instruction's default semantics, release at CTA scope (PTX ISA, "mbarrier.arrive"). That is
+// enough for handing back a stage that wgmma have finished reading (wgmma_wait_group): no write of
+// this thread must become visible to the peer. A .release.cluster arrival would also publish this
+// thread's earlier writes to the cluster, and ptxas puts memory fences in front of every such
+// arrival, which the warpgroup's next wgmma would wait behind at every K step. CUTLASS's
+// ClusterBarrier::arrive(cta_id) is this same instruction.
 __device__ inline void mbarrier_arrive_cluster(std::uint32_t cluster_address) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_address) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_address) : "memory");
 }
 
 // mbarrier_wait_bounded with acquire semantics at cluster scope: for a barrier on which threads of
-// other blocks arrive (mbarrier_arrive_cluster), so their accesses before the arrival are ordered
-// before this thread's after the wait.
+// other blocks arrive (mbarrier_arrive_cluster). 1.14's arrivals hand back stages and carry no data,
+// so the scope matters little there; it is the one waiting thread (the producer) that pays for it.
 __device__ inline bool mbarrier_wait_cluster_bounded(std::uint64_t* bar, std::uint32_t phase,
                                                      std::uint64_t limit_ns = 2000000000ull) {
   std::uint32_t done = 0;

@@ -178,10 +178,12 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         for (int k = 0; k < kBK / 16; ++k)
           Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
         wgmma_commit_group();
-        // As in 1.13, the stage goes back only once this warpgroup's wgmma have read it; it goes back
-        // to both blocks, whose producers each wrote half of it.
+        // As in 1.13: this warpgroup's wgmma have read the stage once the wait returns. Waiting here,
+        // in every thread of the warpgroup and outside any branch, also keeps the accumulators out of
+        // ptxas's way: no warpgroup.wait of its own making (C7517), no serialised wgmma (C7518).
         wgmma_wait_group<0>();
         wgmma_fence_operands(acc);
+        // The stage goes back to both blocks, whose producers each wrote half of it.
         if (t == 0)
           for (int r = 0; r < kCluster; ++r) mbarrier_arrive_cluster(map_to_rank(&empty[stage], r));
       }
