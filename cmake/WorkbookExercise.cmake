@@ -37,13 +37,13 @@
 # Its lessons and tests then skip (exit 77) with one line on a GPU that cannot run it, and the
 # registry's `requires` column tells the workbook tool (list, doctor, check).
 # TIMEOUT: CTest's limit for its tests and lesson run instead of WORKBOOK_GPU_TEST_TIMEOUT (short for
-# rungs whose bugs hang, e.g. mbarrier waits); the registry's `test_timeout` column passes it on to
-# `workbook check`.
+# rungs whose bugs hang, e.g. mbarrier waits); `workbook check` runs the same tests through ctest, so
+# under the same limit.
 # SOURCE_CHECK: a script (relative to the source directory) that reads the exercise's file for what no
 # run can see (tools/hopper_order_check.py: the order of asynchronous operations). Called as
 # `python3 <script> <id> <file>`, exit 0 clean, 1 with the reason. Part of the learner's grade
-# (N.NN.name.learner.source, and `workbook check` via the registry's `source_check` column); the
-# solution must pass it (N.NN.name.source, host).
+# (N.NN.name.learner.source, which `workbook check` runs too); the solution must pass it
+# (N.NN.name.source, host).
 #
 # Called by workbook_phase_exercises, once per manifest entry. For id 0.02 and name vector_add in
 # phase0_basics it expects phase0_basics/02_vector_add.cu, solutions/phase0_basics/02_vector_add.cu
@@ -56,6 +56,8 @@
 #          0.02.vector_add.<tool>      [sanitize gpu]  compute-sanitizer on the solution tests
 #          0.02.vector_add.learner.<tool>  [learner learner-grade gpu]  the grade's sanitizer runs
 #                                      on the learner test (memcheck, racecheck, synccheck as chosen)
+#          0.02.vector_add.pristine    [pristine gpu]  the untouched stub fails as intended
+# `workbook check 0.02` runs the grade's tests (0.02.vector_add.learner and .learner.*) through ctest.
 # FAILS_WITH is the text the pristine stub's test output must contain (tools/pristine_stubs.sh).
 # Each .cu compiles once per variant into an OBJECT library that its lesson and its test share.
 #
@@ -102,7 +104,7 @@ set_property(GLOBAL PROPERTY WORKBOOK_EXERCISE_IDS "")
 # The registry's columns, in the order written (readers look them up by name).
 set(WORKBOOK_REGISTRY_COLUMNS
   id name title stub solution learner_test learner_lesson fails_with smoke_args phase target solution_lesson
-  solution_test hints readme bench_target bench sanitizers requires test_timeout source_check)
+  solution_test hints readme bench_target bench sanitizers requires)
 
 # workbook_registry_field(<row> <column> <out_var>): one column of a WORKBOOK_EXERCISE_ROWS row, by name.
 function(workbook_registry_field row column out_var)
@@ -233,7 +235,7 @@ function(workbook_exercise id name)
   # CTest ignore it, and the usage text of a lesson given a bad --size says "0 PASS" too.
 
   # The learner's grade: these tools on the learner test, by ctest --preset learner and by
-  # `workbook check` alike (the registry's last column).
+  # `workbook check` alike (both run the N.NN.name.learner.<tool> tests below).
   if(ARG_SANITIZE STREQUAL "none")
     set(grade_tools "")
   elseif(ARG_SANITIZE)
@@ -268,6 +270,18 @@ function(workbook_exercise id name)
       TIMEOUT ${WORKBOOK_LEARNER_SANITIZE_TIMEOUT})
   endforeach()
 
+  # The grader can fail: on the untouched stub the learner test (and each of the grade's sanitizer runs)
+  # fails with FAILS_WITH and the learner lesson with FAIL (tools/pristine_stubs.sh; skipped when the
+  # stub is edited). Its runs have WB_PRISTINE_TIMEOUT (300) seconds each.
+  set(sanitizer_argument "")
+  if(WORKBOOK_COMPUTE_SANITIZER)
+    set(sanitizer_argument ${WORKBOOK_COMPUTE_SANITIZER})
+  endif()
+  add_test(NAME ${id}.${name}.pristine COMMAND bash ${PROJECT_SOURCE_DIR}/tools/pristine_stubs.sh
+    ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} --only ${id} ${sanitizer_argument})
+  set_tests_properties(${id}.${name}.pristine PROPERTIES
+    LABELS "pristine;gpu;p${phase}" SKIP_RETURN_CODE 77 TIMEOUT 1800)
+
   # One target that builds what the exercise's commands run: `cmake --build --preset default --target 0.02`
   # builds the lesson, its graded test and the reference lesson.
   add_custom_target(${id})
@@ -278,14 +292,16 @@ function(workbook_exercise id name)
     if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK})
       message(FATAL_ERROR "workbook_exercise(${id} ${name}): SOURCE_CHECK ${ARG_SOURCE_CHECK} does not exist")
     endif()
+    # Registered with or without python3: without it the part of the grade reports that it did not run
+    # (ctest: Not Run), so the grade never shrinks silently.
+    set(python python3)
     if(Python3_FOUND)
-      add_test(NAME ${id}.${name}.learner.source
-        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK} ${id} ${stub})
-      set_tests_properties(${id}.${name}.learner.source PROPERTIES LABELS "learner;learner-grade;p${phase}")
-      add_test(NAME ${id}.${name}.source
-        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK} ${id} ${solution})
-      set_tests_properties(${id}.${name}.source PROPERTIES LABELS "host;p${phase}")
+      set(python ${Python3_EXECUTABLE})
     endif()
+    add_test(NAME ${id}.${name}.learner.source COMMAND ${python} ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK} ${id} ${stub})
+    set_tests_properties(${id}.${name}.learner.source PROPERTIES LABELS "learner;learner-grade;p${phase}")
+    add_test(NAME ${id}.${name}.source COMMAND ${python} ${PROJECT_SOURCE_DIR}/${ARG_SOURCE_CHECK} ${id} ${solution})
+    set_tests_properties(${id}.${name}.source PROPERTIES LABELS "host;p${phase}")
   endif()
 
   # One row per exercise: the registry that tools/ reads (pristine check, workbook CLI), its columns
@@ -316,11 +332,9 @@ function(workbook_exercise id name)
   if(column_sanitizers STREQUAL "")
     set(column_sanitizers none)
   endif()
-  # What the GPU must be ("", 80, 90a), the graded test's own time limit in seconds (TIMEOUT, or empty:
-  # the tool's default) and the source check.
+  # What the GPU must be ("", 80, 90a). The time limit and the source check are CTest's (TIMEOUT, the
+  # .learner.source test), which `workbook check` runs.
   set(column_requires "${ARG_REQUIRES_ARCH}")
-  set(column_test_timeout "${ARG_TIMEOUT}")
-  set(column_source_check "${ARG_SOURCE_CHECK}")
   set(row "")
   foreach(column IN LISTS WORKBOOK_REGISTRY_COLUMNS)
     if(NOT column STREQUAL "id")
@@ -493,7 +507,8 @@ function(workbook_grader_selftest phase)
   endif()
 endfunction()
 
-# Writes the exercise registry and registers the pristine-stub check; call once, last.
+# Checks the manifest against what the phases registered, writes the exercise registry and registers the
+# maintainer gate; call once, last.
 function(workbook_finalize)
   # Every exercise of the manifest is registered, and nothing else is.
   file(READ ${WORKBOOK_EXERCISE_MANIFEST} manifest)
@@ -532,11 +547,6 @@ function(workbook_finalize)
     string(APPEND text "${row}\n")
   endforeach()
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/workbook_exercises.tsv CONTENT "${text}")
-  add_test(NAME pristine-stubs
-    COMMAND bash ${PROJECT_SOURCE_DIR}/tools/pristine_stubs.sh
-            ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${WORKBOOK_COMPUTE_SANITIZER})
-  set_tests_properties(pristine-stubs PROPERTIES
-    LABELS "gpu;pristine" SKIP_RETURN_CODE 77 TIMEOUT 1800)
 
   # The maintainer gate: stub/solution pairs, TODOs, tests, hints and README sections (no GPU needed).
   find_package(Python3 COMPONENTS Interpreter QUIET)

@@ -2,7 +2,7 @@
 #include "common/bench_tool.h"
 
 #include <algorithm>
-#include <ctime>
+#include <utility>
 
 #include "common/gpu.h"
 
@@ -63,17 +63,54 @@ int run_bench_tool(const BenchToolSpec& spec, int argc, char** argv, const Bench
   return run_on_gpu(spec.name, spec.usage, [&] { return body(parsed.args); });
 }
 
-std::FILE* open_bench_csv(const std::string& path) {
-  std::FILE* csv = std::fopen(path.c_str(), "w");
-  if (csv == nullptr) throw UsageError("cannot write '" + path + "'");
-  return csv;
+std::string memory_kind_label(const DeviceInfo& device);  // common/lesson.cpp
+
+ResultRow bench_row(const std::string& variant, const std::string& launcher, const std::string& shape,
+                    const std::string& dtype, const TimingStats& time) {
+  ResultRow row;
+  row.variant = variant;
+  row.launcher = launcher;
+  row.shape = shape;
+  row.dtype = dtype;
+  set_times(row, time);
+  return row;
 }
 
-std::string utc_date() {
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  return date;
+void set_times(ResultRow& row, const TimingStats& time) {
+  row.timed = time.samples > 0;
+  row.median_ms = time.median_ms;
+  row.min_ms = time.min_ms;
+  row.spread_pct = time.spread_pct;
+}
+
+std::string memory_peak_label(const DeviceInfo& device) {
+  return memory_kind_label(device) + " peak";
+}
+
+BenchTable::BenchTable(std::string device) : device_(std::move(device)), date_(utc_date()) {}
+
+void BenchTable::check_writable(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "a");
+  if (file == nullptr) throw UsageError("cannot write '" + path + "'");
+  std::fclose(file);
+}
+
+ResultRow& BenchTable::add(ResultRow row) {
+  row.device = device_;
+  row.date = date_;
+  rows_.push_back(std::move(row));
+  return rows_.back();
+}
+
+bool BenchTable::all_pass() const {
+  for (const ResultRow& row : rows_)
+    if (row.status == "FAIL") return false;
+  return true;
+}
+
+void BenchTable::write(const std::string& path) const {
+  if (!write_result_csv(path, rows_)) throw UsageError("cannot write '" + path + "'");
+  std::printf("CSV written to %s\n", path.c_str());
 }
 
 }  // namespace wb

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The command line every phase benchmark (p1_ladder, p2_bench, p3_bench, p4_bench) shares, so each
-// tool keeps only its own options and its measurements:
+// The command line every phase benchmark (p1_ladder, p2_bench ... p6_bench) shares, so each tool keeps
+// only its own options and its measurements, and the table of rows each writes (common/result_csv.h):
 //   <tool> [tool options] [--repeat N] [--out FILE]
 // --help/-h prints the usage (exit 0); bad input prints "<tool>: <why>" and the usage to stderr
 // (exit 2); no usable GPU prints the probe's reason (exit 77, or 1 when the binary has no code for
@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "common/args.h"
+#include "common/device.h"
+#include "common/result_csv.h"
+#include "common/timer.h"
 
 namespace wb {
 
@@ -53,9 +56,32 @@ BenchParseResult parse_bench_args(const BenchToolSpec& spec, int argc, const cha
 int run_bench_tool(const BenchToolSpec& spec, int argc, char** argv, const BenchOptionFn& on_tool_option,
                    const BenchBodyFn& body);
 
-// Opens `path` for the tool's CSV; UsageError ("cannot write '<path>'") when it cannot.
-std::FILE* open_bench_csv(const std::string& path);
-// Today's date in UTC as YYYY-MM-DD, the date column of every benchmark CSV.
-std::string utc_date();
+// A benchmark's row: who ran (variant: "solution" for the reference kernels, "library"), what, on what,
+// with the times of `time` (the row counts as timed when `time` holds samples).
+ResultRow bench_row(const std::string& variant, const std::string& launcher, const std::string& shape,
+                    const std::string& dtype, const TimingStats& time);
+// The row's times from `time`.
+void set_times(ResultRow& row, const TimingStats& time);
+// "HBM peak" or "DRAM peak", as the lessons' result lines say it.
+std::string memory_peak_label(const DeviceInfo& device);
+
+// What a benchmark measured: rows of the result CSV, each stamped with the table's device and date
+// (the GPU count is the row's own: 1 unless it says otherwise).
+class BenchTable {
+ public:
+  explicit BenchTable(std::string device);
+  // Refuses (UsageError "cannot write '<path>'") a --out that cannot be written, before anything is
+  // measured.
+  static void check_writable(const std::string& path);
+  ResultRow& add(ResultRow row);
+  const std::vector<ResultRow>& rows() const { return rows_; }
+  bool all_pass() const;  // no FAIL row (a SKIP neither passes nor fails)
+  // Writes the CSV to `path` and says so on stdout; UsageError when it cannot.
+  void write(const std::string& path) const;
+
+ private:
+  std::string device_, date_;
+  std::vector<ResultRow> rows_;
+};
 
 }  // namespace wb

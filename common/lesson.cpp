@@ -9,6 +9,7 @@
 
 #include "common/check.h"
 #include "common/gpu.h"
+#include "common/gpus_used.h"
 
 namespace wb {
 namespace {
@@ -38,7 +39,20 @@ std::string& pending_check_failure() {
   return failure;
 }
 
+int& largest_gpu_group() {
+  static int gpus = 1;
+  return gpus;
+}
+
 }  // namespace
+
+void note_gpus_used(int gpus) {
+  if (gpus > largest_gpu_group()) largest_gpu_group() = gpus;
+}
+
+int gpus_used() {
+  return largest_gpu_group();
+}
 
 void note_check_failure(const std::string& what, const std::string& reason) {
   if (pending_check_failure().empty()) pending_check_failure() = what + ": " + reason;
@@ -158,9 +172,14 @@ void Lesson::report(const ResultLine& result) {
   if (!line.pass && line.failure.empty()) line.failure = pending_check_failure();
   pending_check_failure().clear();  // the next line starts with a clean slate
   if (options_.csv) {
-    if (!csv_header_printed_) std::printf("%s\n", csv_header().c_str());
+    if (!csv_header_printed_) std::printf("%s\n", result_csv_header().c_str());
     csv_header_printed_ = true;
-    std::printf("%s\n", format_csv_row(line, device_.name).c_str());
+    ResultRow row = result_row(line);
+    row.device = device_.name;
+    row.date = utc_date();
+    row.variant = variant_;
+    row.gpus = gpus_used();
+    std::printf("%s\n", format_result_csv(row).c_str());
   } else {
     std::printf("%s\n", format_result_line(line).c_str());
   }

@@ -16,6 +16,7 @@
 #include "common/args.h"
 #include "common/buffer.h"
 #include "common/device.h"
+#include "common/measure.h"
 #include "common/report.h"
 #include "common/timer.h"
 
@@ -128,13 +129,15 @@ ResultLine Lesson::run_memory_bound(const std::string& launcher, const std::stri
                                     GuardedDeviceBuffer<T>& out, const std::vector<T>& expected,
                                     const std::function<Tolerance(std::size_t)>& tolerance_of,
                                     const std::function<void()>& launch, std::size_t cols) {
-  out.fill(poison_value<T>());
-  launch();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  bool pass = check_output(launcher, expected, out, tolerance_of, cols);
-  const TimingStats time = bench(nullptr, bench_options(true), launch);
-  pass = check_output(launcher + " (after timing)", expected, out, tolerance_of, cols) && pass;
-  const ResultLine line = memory_bound_line(launcher, problem, time, bytes_moved, pass);
+  MeasureSteps steps;
+  steps.poison = [&out] { out.fill(poison_value<T>()); };
+  steps.launch = launch;
+  steps.verify = [&](const std::string& when) {
+    return check_output(launcher + when, expected, out, tolerance_of, cols);
+  };
+  steps.options = bench_options(true);
+  const Measured measured = measure(steps);
+  const ResultLine line = memory_bound_line(launcher, problem, measured.time, bytes_moved, measured.pass);
   report(line);
   return line;
 }

@@ -88,27 +88,25 @@ std::string format_result_line(const ResultLine& line) {
   return text;
 }
 
-std::string csv_header() {
-  return "id,name,problem,median_ms,min_ms,spread_pct,rate,rate_unit,peak_pct,peak_label,ref_value,ref_style,"
-         "ref_label,cache_resident,status,device";
-}
-
-std::string format_csv_row(const ResultLine& line, const std::string& device_name) {
-  auto number = [&line](const char* format, double value) {
-    if (!line.pass) return std::string("-");
-    char text[48];
-    std::snprintf(text, sizeof text, format, value);
-    return std::string(text);
-  };
-  char text[600];
-  std::snprintf(text, sizeof text, "%s,%s,%s,%.6f,%.6f,%.2f,%s,%s,%s,%s,%s,%s,%s,%d,%s,%s", line.id.c_str(),
-                line.name.c_str(), line.problem.c_str(), line.time.median_ms, line.time.min_ms, line.time.spread_pct,
-                number("%.3f", line.rate).c_str(), line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s",
-                line.peak_known ? number("%.2f", line.peak_pct).c_str() : "-", line.peak_label.c_str(),
-                number("%.4f", line.ref_value).c_str(), line.ref_style == RefStyle::Percent ? "percent" : "speedup",
-                line.ref_label.c_str(), line.pass && line.cache_resident ? 1 : 0, line.pass ? "PASS" : "FAIL",
-                device_name.c_str());
-  return text;
+ResultRow result_row(const ResultLine& line) {
+  ResultRow row;
+  row.id = line.id;
+  row.launcher = line.name;
+  row.shape = line.problem;
+  row.timed = line.time.samples > 0 || line.time.median_ms > 0;
+  row.median_ms = line.time.median_ms;
+  row.min_ms = line.time.min_ms;
+  row.spread_pct = line.time.spread_pct;
+  row.rate = line.rate;
+  row.rate_unit = line.unit == RateUnit::GBps ? "GB/s" : "GFLOP/s";
+  row.peak_known = line.peak_known;
+  row.peak_pct = line.peak_pct;
+  row.peak_label = line.peak_label;
+  set_reference(row, line.ref_label, line.ref_value, line.ref_style == RefStyle::Percent ? "percent" : "speedup");
+  row.cache_resident = line.cache_resident;
+  row.status = line.pass ? "PASS" : "FAIL";
+  if (!line.pass) row.note = line.failure;
+  return row;
 }
 
 std::string failure_headline(const std::string& message) {

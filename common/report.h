@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The one result line every lesson prints, and its CSV twin for tools:
+// The one result line every lesson prints (its CSV twin, for tools, is a row of common/result_csv.h):
 //   0.02 vector_add        n=64M        0.272 ms ±0.4%   2960 GB/s   88% DRAM peak   99% of memcpy  PASS
 //   0.02 vector_add        n=64M        0.003 ms ±0.4%   -           -               -              FAIL output
 //   untouched
@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 
+#include "common/result_csv.h"
 #include "common/timer.h"
 
 namespace wb {
@@ -42,11 +43,10 @@ struct ResultLine {
 void set_peak(ResultLine& line, double peak);
 
 std::string format_result_line(const ResultLine& line);
-std::string csv_header();
-// The CSV row has the header's columns whatever the status; a FAIL row has "-" for the rate and the
-// two percentages (readers parse them as missing numbers) and keeps its status field exactly "FAIL"; a
-// row whose peak is unknown has "-" for peak_pct alone.
-std::string format_csv_row(const ResultLine& line, const std::string& device_name);
+// The line as a row of the result CSV (device, date, gpus and variant left for the caller); a FAIL
+// row keeps its status exactly "FAIL" and its cause in the note, and writes "-" for the rate and the
+// two percentages; a row whose peak is unknown has "-" for peak_pct alone.
+ResultRow result_row(const ResultLine& line);
 
 // The headline of a verifier's message: the words before its first colon, lower-cased first letter
 // ("Output untouched: the sum of ..." -> "output untouched"); the whole first line when it has none.

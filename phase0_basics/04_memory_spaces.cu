@@ -21,7 +21,7 @@
 
 #include "common/workbook.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
 
 namespace {
 

@@ -26,8 +26,8 @@
 
 #include "common/workbook.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/cub_histogram.h"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/cub_histogram.h"
+#include "phase0_basics/harness/reference.h"
 
 namespace {
 

@@ -70,7 +70,7 @@ void reduce_sum_atomic(const float* in, float* result, std::size_t n, cudaStream
 
 // ---- 0.09 streams ----------------------------------------------------------------------------------
 // One step of work: x -> x * (1 - 2^-10) + 2^-10. Both constants are exact in float and an fma rounds
-// once, so the CPU's std::fma and the GPU's fmaf agree bit for bit (reference.h).
+// once, so the CPU's std::fma and the GPU's fmaf agree bit for bit (harness/reference.h).
 constexpr float kProcessDecay = 0.9990234375f;
 constexpr float kProcessStep = 0.0009765625f;
 // out[i] = x after `work` steps of x = fma(x, kProcessDecay, kProcessStep) from x = in[i]: a kernel

@@ -17,7 +17,7 @@
 // Previous: 1.04 blocktiling_1d. Next: 1.06 vectorized.
 
 #include "common/workbook.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/matmul.cuh"
 
 namespace {

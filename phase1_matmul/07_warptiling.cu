@@ -9,10 +9,11 @@
 // C), and the launcher's kSmemBytes and kGroupM; the tile shape is given (see the launcher). The
 // kernel takes WMITER x WNITER sub-tiles per warp tile, but the graded shape has one (WMITER =
 // WNITER = 1): the phase README says how to test your sub-tile indexing too.
-// You decide: how the A and B tiles sit in shared memory, so that a lane's fragment reads are float4
-//             and a warp's stores spread over the banks; which part of the warp tile each lane owns;
-//             how a tile's loads, stores and barriers interleave with the FMAs, and how few barriers
-//             that needs; the order in which blocks take tiles, and its group height (kGroupM).
+// You decide: how the A and B tiles sit in shared memory (1.06's layout or your own), so that a
+//             lane's fragment reads are float4 and a warp's stores spread over the banks; which part
+//             of the warp tile each lane owns; how a tile's loads, stores and barriers interleave
+//             with the FMAs, and how few barriers that needs; the order in which blocks take tiles,
+//             and the value of its parameter (kGroupM).
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 10
 // (warptiling); CUTLASS, "Efficient GEMM in CUDA": the warp, not the block, is the unit that shares fragments.
 // Run:   ./workbook run 1.07 [-- --size 4096]
@@ -24,7 +25,7 @@
 #include <cstdint>
 
 #include "common/workbook.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/matmul.cuh"
 
 namespace {
@@ -35,7 +36,7 @@ namespace {
 // NTHREADS / 32 warps owns a WM x WN warp tile, computed as WMITER x WNITER sub-tiles of
 // (WM / WMITER) x (WN / WNITER); in every sub-tile each lane owns a TM x TN register tile. CHECKED
 // selects the guarded variant (any M, N, K, any alignment) over the fast one (whole tiles, float4).
-// GROUP_M > 0 hands out the block tiles in groups of GROUP_M tile rows (see below).
+// GROUP_M > 0 selects your order of the block tiles, with GROUP_M as its parameter (see below).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NTHREADS, int MIN_BLOCKS, int GROUP_M,
           bool CHECKED>
 __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
@@ -67,10 +68,10 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
   // size, kSmemBytes, as the launch's dynamic shared memory.
   // TODO(1.07): the two buffers of As and of Bs in the launch's dynamic shared memory, every float4
   //             of them 16-byte aligned; the launcher's kSmemBytes must match (about 5 lines).
-  // TODO(1.07): pick this block's tile of C: the grid's own order when GROUP_M == 0; otherwise an
-  //             order, within groups of GROUP_M tile rows, in which the blocks that run together
-  //             share A and B tiles in L2. The last group may have fewer rows; every tile is taken
-  //             exactly once (about 8 lines).
+  // TODO(1.07): pick this block's tile of C: the grid's own order when GROUP_M == 0; otherwise your
+  //             order, in which the blocks that run at the same time reuse more of each other's A and
+  //             B tiles from L2 than the grid's order does. Every tile is taken exactly once, for
+  //             every grid shape (about 8 lines).
   // TODO(1.07): where this block's tile, this warp's tile and this lane's TM x TN place in a
   //             sub-tile sit, so that a lane's fragment reads stay float4 (about 6 lines).
   // TODO(1.07): a register stage for this thread's kALoads float4s of the next A tile and kBLoads of
@@ -95,10 +96,9 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
 // registers, so two 256-thread blocks (16 warps) share an SM. Yours: kGroupM and kSmemBytes.
 constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, WNITER = 1, TM = 8, TN = 8;
 constexpr int kThreads = 256, kMinBlocksPerSm = 2;
-// TODO(1.07): kGroupM, how many tile rows a group of block tiles spans (0 keeps the grid's own order,
-//             and then your grouped order is never run); compare a few values in the lesson at 4096
-//             and 8192 (1 line).
-constexpr int kGroupM = 0;  // TODO(1.07): your group height
+// TODO(1.07): kGroupM, the parameter of your block order (0 keeps the grid's own order, and then
+//             yours is never run); compare a few values in the lesson at 4096 and 8192 (1 line).
+constexpr int kGroupM = 0;  // TODO(1.07): your order's parameter
 
 template <bool CHECKED>
 void launch_warptiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,

@@ -50,11 +50,11 @@ __device__ inline std::uint64_t smem_descriptor_sw128(const void* start) {
          (std::uint64_t(1) << 62);
 }
 
-// The same for an MN-major tile (the B operand stored [k][n], n contiguous: wgmma reads it with
-// imm-trans-b = 1), stored as column blocks of 64 n (128-byte rows, 128-byte swizzle), each block
-// [k rows][64]: the 8 k rows of a 1024-byte swizzle atom follow each other (stride offset 1024), and
-// the next 64 n start `block_bytes` further on (the leading-dimension offset, which an MN-major
-// layout uses). PTX ISA, "Shared Memory Matrix Layout": the canonical MN-major 128-byte layout.
+// The same for an MN-major tile (the operand's M or N dimension contiguous in memory), stored as
+// column blocks of 64 n (128-byte rows, 128-byte swizzle), each block [k rows][64]: the 8 k rows of a
+// 1024-byte swizzle atom follow each other (stride offset 1024), and the next 64 n start `block_bytes`
+// further on (the leading-dimension offset, which an MN-major layout uses). PTX ISA, "Shared Memory
+// Matrix Layout": the canonical MN-major 128-byte layout.
 __device__ inline std::uint64_t smem_descriptor_sw128_mn(const void* start, std::uint32_t block_bytes) {
   const std::uint64_t address = shared_address(start);
   return ((address & 0x3FFFF) >> 4) | (std::uint64_t((block_bytes >> 4) & 0x3FFF) << 16) |
@@ -181,13 +181,12 @@ struct WgmmaBf16<256> {
   }
 };
 
-// wgmma.mma_async m64nNk16 with A from registers and B MN-major from shared memory (imm-trans-b = 1,
-// smem_descriptor_sw128_mn): d (+)= A(64 x 16) * B(16 x N). Thread t (warp w, lane l) holds A as four
-// BF16 pairs: a[0] row 16 w + l / 4, columns 2 (l % 4) + {0, 1}; a[1] the same columns 8 rows lower;
-// a[2] and a[3] the same rows, columns 8 higher: the layout of two neighbouring n8 blocks of the
-// accumulator above, so an FP32 accumulator rounded to BF16 pairs is an A operand as it stands
-// (PTX ISA, "Register Fragments": wgmma .m64nNk16). The registers of `a` are read asynchronously:
-// they must not change until wgmma_wait_group says the product is done.
+// wgmma.mma_async m64nNk16 with A from registers and B from shared memory through a descriptor, the
+// instruction's imm-trans-b fixed at 1 (PTX ISA, "wgmma.mma_async": which B layout the transpose flag
+// selects): d (+)= A(64 x 16) * B(16 x N). Thread t (warp w, lane l) holds A as four BF16 pairs: a[0]
+// row 16 w + l / 4, columns 2 (l % 4) + {0, 1}; a[1] the same columns 8 rows lower; a[2] and a[3] the
+// same rows, columns 8 higher (PTX ISA, "Register Fragments": wgmma .m64nNk16). The registers of `a`
+// are read asynchronously: they must not change until wgmma_wait_group says the product is done.
 template <int N>
 struct WgmmaBf16RS;
 

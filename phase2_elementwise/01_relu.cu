@@ -19,7 +19,7 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace {
 

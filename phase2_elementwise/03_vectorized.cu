@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase2_elementwise/activations.cuh"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/activations.cuh"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace {
 

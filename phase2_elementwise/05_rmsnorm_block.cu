@@ -6,9 +6,12 @@
 // Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c], one block per row.
 // Write rmsnorm_block_kernel (a float4 path and a plain one) and the launch shape in rmsnorm_block.
 // Any rows and cols >= 1 (rows * cols may pass 2^31); an all-zero row gives zeros, never NaN.
-// You decide: which items of the row each thread reads, and how many loads it has in flight before
-//             it uses the first; how the threads' sums meet in shared memory, and where the barriers
-//             go; how many threads a row gets, and the shared memory that takes.
+// Constraints: every thread's registers fit the given __launch_bounds__ (32 per thread, whatever
+// blockDim.x you launch); the reduction is race-free (racecheck) and no block hangs, for every
+// blockDim.x your launcher can pick.
+// You decide: which items of the row each thread reads, and how many bytes it has in flight;
+//             how the threads' sums meet in shared memory, and where the barriers go;
+//             how many threads a row gets, and the shared memory that takes.
 // Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); the shared-memory tree of Mark
 // Harris, "Optimizing Parallel Reduction in CUDA".
 // Run:   ./workbook run 2.05 [-- --size 16384x4096]
@@ -24,42 +27,41 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/rowwise_lesson.h"
+#include "phase2_elementwise/harness/lesson_support.h"
 
 namespace {
 
-// A load takes ~1 us from DRAM. A thread that waits for each load before it issues the next keeps
-// only 16 bytes (one float4) in flight, and the SM too few to fill the bus (see the napkin math below).
-// TODO(2.05): any constant your kernel and launcher share, e.g. how many items a thread loads before it
-//             uses the first (as few lines as you need).
+// A load takes ~1 us from DRAM, and ~3 TB/s times 1 us is ~3 MB that must be in flight at every
+// moment to keep the bus busy: about 23 KB per SM of an H100 (the napkin math below counts yours).
+// TODO(2.05): any constant your kernel and launcher share (as few lines as you need).
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // One block per row: blockIdx.x is the row. blockDim.x and the dynamic shared memory are your
 // launcher's choice (below): make them what this kernel assumes. With kFloat4 the launcher has checked
 // that cols % 4 == 0 and that in, weight and out are 16-byte aligned, so every row starts on a float4
-// boundary. __launch_bounds__ (given): at most 1024 threads, and registers for as many such blocks
-// as an SM holds (two from Ampere's 2048 threads per SM on: 32 registers per thread), so long rows
-// still overlap one block's barriers with another's loads.
+// boundary. __launch_bounds__ (given, a constraint): ptxas compiles one kernel for every block size,
+// sized for two blocks of 1024 threads per SM (Ampere's 2048 threads per SM on), so every thread gets
+// at most 32 registers even when your launcher picks 64 or 256 threads; whatever a thread keeps in
+// flight must fit in them (ptxas -v shows spills).
 template <bool kFloat4>
 __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
-  // rows * cols passes 2^31 at 16384 x 131072: an offset into in or out must not wrap there.
-  // TODO(2.05): row_start, the index of this block's row's first element (1 line).
-  // Pass 1: the squares of this thread's share of the row. At each step a warp's loads should be
-  // coalesced, and a thread should have several independent loads in flight before it waits.
+  // TODO(2.05): row_start, the index of this block's row's first element; an offset into in or out
+  //             must be right for every shape the header allows, rows * cols past 2^31 too (1 line).
+  // Pass 1: the squares of this thread's share of the row.
   // TODO(2.05): this thread's sum of squares in a float `sum`: float4 loads on the kFloat4 path, plain
   //             floats on the other; nothing read past the row (about 16 lines).
   // TODO(2.05): the row's sum of squares, known to every thread, from every thread's `sum` through
-  //             shared memory (the launcher sizes the launch's dynamic shared memory): no slot read
-  //             before it is written, every thread at every barrier (about 7 lines).
+  //             shared memory (the launcher sizes the launch's dynamic shared memory); race-free and
+  //             hang-free for every blockDim.x your launcher picks (about 7 lines).
   // An all-zero row must come out as zeros: what would rsqrt of its mean be without eps?
   // TODO(2.05): inv_rms, the header's rsqrt(mean + eps) for this row, in float (1 line).
   // Pass 2: a long row (131072 floats are 512 KB) does not fit in a block's registers, so pass 2
   // reads in again; where that read is served from is the napkin math's question (below).
-  // TODO(2.05): this thread's share of the output row, normalized and weighted, with as many loads in
-  //             flight as pass 1; no store past the row (about 22 lines).
+  // TODO(2.05): this thread's share of the output row, normalized and weighted, with as many bytes
+  //             in flight as pass 1; no store past the row (about 22 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
@@ -80,9 +82,8 @@ void rmsnorm_block(const float* in, const float* weight, float* out, int rows, i
   int threads = 32;
   std::size_t shared_bytes = 0;
   // TODO(2.05): threads for a row of cols floats (cols / 4 float4s on the float4 path): what your
-  //             kernel assumes of blockDim.x, at most 1024 (more threads cut a long row into shorter
-  //             chains of loads per thread; fewer let more rows share an SM); shared_bytes, what your
-  //             reduction keeps in shared memory (about 4 lines).
+  //             kernel assumes of blockDim.x, at most 1024, for every cols >= 1; shared_bytes, what
+  //             your reduction keeps in shared memory (about 4 lines).
   if (use_float4) {
     rmsnorm_block_kernel<true><<<rows, threads, shared_bytes, stream>>>(in, weight, out, cols, eps);
   } else {

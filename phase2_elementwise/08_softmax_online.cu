@@ -24,8 +24,8 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
+#include "phase2_elementwise/harness/lesson_support.h"
 #include "phase2_elementwise/row_packs.cuh"
-#include "phase2_elementwise/rowwise_lesson.h"
 
 namespace {
 

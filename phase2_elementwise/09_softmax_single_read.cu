@@ -26,7 +26,7 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 // Previous: 3.01 interleaved_divergent. Next: 3.03 sequential.
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/reduction.cuh"
 

@@ -18,7 +18,7 @@
 // Previous: 3.04 first_add_during_load. Next: 3.06 complete_unroll.
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/reduction.cuh"
 

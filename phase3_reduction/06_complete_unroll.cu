@@ -19,7 +19,7 @@
 // Previous: 3.05 unroll_last_warp. Next: 3.07 many_per_thread.
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/reduction.cuh"
 

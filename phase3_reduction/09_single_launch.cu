@@ -23,7 +23,7 @@
 #include <string>
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/reduction.cuh"
 
 namespace {

@@ -20,7 +20,7 @@
 // Previous: 4.01 coo_to_csr. Next: 4.03 csr_vector.
 
 #include "common/workbook.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

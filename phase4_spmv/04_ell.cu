@@ -23,7 +23,7 @@
 #include <cstddef>
 
 #include "common/workbook.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

@@ -24,7 +24,7 @@
 #include <memory>
 
 #include "common/workbook.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The two CUB algorithms 4.01 coo_to_csr uses, wrapped so the CUB headers are compiled once, in
-// cub_helpers.cu, outside the exercise. Each allocates its temporary storage stream-ordered
+// harness/cub_helpers.cu, outside the exercise. Each allocates its temporary storage stream-ordered
 // (cudaMallocAsync / cudaFreeAsync on `stream`) and returns the first CUDA error, or cudaSuccess.
 #pragma once
 

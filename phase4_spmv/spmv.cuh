@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Phase 4 launchers: sparse formats and SpMV (y = A x, float values, int indices). A matrix reaches a
 // kernel as a *view*: a small struct of sizes and device pointers, passed by value, that the host
-// toolkit's formats (common/sparse.h) are uploaded into by DeviceMatrix (device_matrix.h). Launchers
-// take views, device pointers for x and y and a stream, enqueue their kernel(s), check the launch
+// toolkit's formats (phase4_spmv/harness/sparse.h) are uploaded into by DeviceMatrix (harness/device_matrix.h).
+// Launchers take views, device pointers for x and y and a stream, enqueue their kernel(s), check the launch
 // (CUDA_CHECK_KERNEL) and launch nothing when there is nothing to do. y has `rows` entries and every
 // one of them is written, empty rows included (y_i = 0). Host code only here: tests include it.
 #pragma once
@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-// ---- device views of the formats (the layouts are documented in common/sparse.h) ------------------
+// ---- device views of the formats (the layouts are documented in phase4_spmv/harness/sparse.h) ------------------
 
 // Entries in any order; 0-based.
 struct CooView {

@@ -9,7 +9,7 @@
 // cublasGemmStridedBatchedEx calls (the softmax between them is given: it is 5.01's, masked).
 // Source: cuBLAS documentation, "Data Layout" and cublasGemmStridedBatchedEx: a row-major matrix read
 // column-major is its transpose.
-// Holds 5.01's answer: solve 5.01 first (row_softmax.cuh, which it includes, holds the row softmax and L).
+// Holds 5.01's answer: solve 5.01 first (harness/row_softmax.cuh, which it includes, holds the row softmax and L).
 // Run:   ./workbook run 5.02 [-- --size 16x4096x64]
 // Check: ./workbook check 5.02
 // Aim:   1.00x of 5.02 (it is the yardstick: the other lessons report their speed against this path).
@@ -18,13 +18,13 @@
 #include "common/check_cublas.h"
 #include "common/workbook.h"
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/lesson_support.h"
-#include "phase5_attention/row_softmax.cuh"
+#include "phase5_attention/harness/lesson_support.h"
+#include "phase5_attention/harness/row_softmax.cuh"
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// cuBLAS's GEMMs, and masked_row_softmax from row_softmax.cuh: one block per row of S, in place, keys
-// j > i of a causal row given probability 0 (cuBLAS computed their logits anyway), L written.
+// cuBLAS's GEMMs, and masked_row_softmax from harness/row_softmax.cuh: one block per row of S, in place,
+// keys j > i of a causal row given probability 0 (cuBLAS computed their logits anyway), L written.
 
 // ---- launchers --------------------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@
 #include "common/workbook.h"
 #include "phase1_matmul/mma_sm80.cuh"
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/lesson_support.h"
+#include "phase5_attention/harness/lesson_support.h"
 
 namespace {
 

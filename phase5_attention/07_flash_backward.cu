@@ -30,7 +30,7 @@
 #include "common/workbook.h"
 #include "phase1_matmul/mma_sm80.cuh"
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/backward_lesson.h"
+#include "phase5_attention/harness/backward_lesson.h"
 
 namespace {
 

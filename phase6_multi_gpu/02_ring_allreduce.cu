@@ -6,12 +6,15 @@
 // all-gather (n - 1 more, passing the finished chunks on), each step moving one chunk per rank to its
 // neighbour, so every link carries 2 (n - 1) / n of the buffer whatever n is; how kernels read a
 // neighbour's memory over peer access (6.01); and how events order steps that run on different GPUs.
-// Task: the two kernels of a step and the launcher that chains 2 (n - 1) steps over the ranks.
+// Task: ring_allreduce (multi_gpu.cuh) as a ring: the step kernel, the cut into chunks, and the
+// launcher that chains 2 (n - 1) steps over the ranks. Correct means every element of every rank's output
+// exact, for any count, 1 to 8 ranks, in place or not, whatever the ranks' streams were still running.
 // Source: Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of workstations"
 // (JPDC 2009); Baidu Research's "Bringing HPC techniques to deep learning" (2017); NCCL's ring algorithm.
-// You decide: how the buffer is cut into chunks (tails, 16-byte vectors); which chunk rank q works on at
-//             each step and where it reads it; which events each step records and waits for, and what
-//             must hold before the first step and after the last.
+// You decide: how the buffer is cut into chunks, and what that cut lets the step kernel assume; which
+//             chunk each rank works on at each step, and from which of its neighbour's buffers; which
+//             events each step records and waits for, at the call's entry and exit too; how the step
+//             kernel keeps the link busy (threads, blocks, loads in flight: 6.01 measured what it takes).
 // Run:   ./workbook run 6.02 [-- --size 64M]
 // Check: ./workbook check 6.02
 // Aim:   >= 80% of NCCL's bus bandwidth on the same GPUs at 256 MiB (64M floats).
@@ -25,51 +28,43 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/nccl_support.h"
-#include "phase6_multi_gpu/topology.h"
 
 namespace {
 
-constexpr int kThreads = 512;
-constexpr int kVectorsPerThread = 4;  // 16-byte loads of the peer in flight per thread per iteration
-constexpr int kBlocksPerSm = 4;
+// TODO(6.02): the launch shape of your step kernel: the constants it takes here, the grid size where you
+//             launch it; enough of the link's loads in flight to reach the bar (a few lines each).
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // One step of the ring on one rank, over one chunk of `count` floats: the reduce-scatter's
-// dst = mine + theirs (kAdd), or the all-gather's dst = theirs. `theirs` lives on the upstream
-// neighbour (a peer GPU, or the same GPU for virtual ranks): every load of it crosses the link, so keep
-// many in flight. dst, mine and theirs may be the same chunk of different buffers, never overlapping
-// ones.
+// dst = mine + theirs (kAdd), or the all-gather's dst = theirs. The kernel runs on the rank that owns
+// dst and mine; `theirs` lives on its upstream neighbour (a peer GPU, or the same GPU for virtual ranks),
+// so every load of it crosses the link. dst, mine and theirs may be the same chunk of different buffers,
+// never overlapping ones.
 template <bool kAdd>
 __global__ void ring_step_kernel(float* dst, const float* mine, const float* theirs, std::size_t count) {
-  // TODO(6.02): dst = mine + theirs (kAdd) or dst = theirs over count floats: 16-byte vectors where the
-  //             addresses allow, several loads of `theirs` in flight per thread, any count with any grid,
-  //             the floats past the last whole vector too (about 30 lines).
+  // TODO(6.02): dst = mine + theirs (kAdd) or dst = theirs over count floats: every element, for any count,
+  //             any grid and any address of the three pointers; fast enough that the link, not the
+  //             kernel, sets the time (about 30 lines).
   (void)dst, (void)mine, (void)theirs, (void)count;  // TODO(6.02): delete: it only silences unused-parameter warnings
 }
 
 // ---- launcher ---------------------------------------------------------------------------------------
-
-// (maybe_unused: the stub calls neither helper until its ring is written.)
-[[maybe_unused]] int blocks_for(std::size_t count, int device) {
-  int sms = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::size_t per_block = static_cast<std::size_t>(kThreads) * kVectorsPerThread * 4;
-  const std::size_t wanted = std::max<std::size_t>(1, wb::ceil_div(count, per_block));
-  return static_cast<int>(std::min<std::size_t>(wanted, static_cast<std::size_t>(sms) * kBlocksPerSm));
-}
 
 // Chunk c of n: [begin, end) of the buffer.
 struct ChunkRange {
   std::size_t begin, end;
 };
 
+// (maybe_unused: the stub does not call it until its ring is written.)
 [[maybe_unused]] ChunkRange chunk_range(int c, int n, std::size_t count) {
-  // TODO(6.02): cut [0, count) into n consecutive chunks that cover it exactly, each starting on a
-  //             16-byte boundary of the buffer; trailing chunks may be short or empty (about 4 lines).
+  // TODO(6.02): chunk c of n consecutive chunks that together cover [0, count) exactly, each element in
+  //             one chunk, for any count and n; cut so that your step kernel runs at full speed on every
+  //             chunk (about 4 lines).
   (void)c, (void)n;   // TODO(6.02): delete: it only silences unused-parameter warnings
   return {0, count};  // TODO(6.02): replace: one chunk holds everything so far
 }
@@ -85,10 +80,10 @@ void ring_allreduce(const float* const* send, float* const* recv, std::size_t co
       CUDA_CHECK(cudaMemcpyAsync(recv[0], send[0], count * sizeof(float), cudaMemcpyDeviceToDevice, group.stream(0)));
     return;
   }
-  // TODO(6.02): the ring: a reduce-scatter, then an all-gather, each step ring_step_kernel on each rank's
-  //             stream (blocks_for sizes the grid) over one chunk read from a neighbour. Order the steps
-  //             with the group's events; nothing may read a rank's buffers before that rank's earlier
-  //             work is done, and nobody may read them after your last step (about 30 lines).
+  // TODO(6.02): the ring of 2 (n - 1) steps, ring_step_kernel on the ranks' streams, ordered with the
+  //             group's events (kEventsPerRank per rank) and barrier. What must hold: every read of a chunk
+  //             sees the value meant for it, on every rank, in every step; and the contract in
+  //             multi_gpu.cuh about the work before the call and the buffers after it (about 30 lines).
   (void)send, (void)recv;  // TODO(6.02): delete: it only silences unused-parameter warnings
 }
 

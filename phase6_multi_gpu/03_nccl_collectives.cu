@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase6_multi_gpu/collectives.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/collectives.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/nccl_support.h"
-#include "phase6_multi_gpu/topology.h"
 
 // ---- communicators: one process for every GPU ----------------------------------------------------------
 
@@ -54,7 +54,7 @@ std::vector<ncclComm_t> nccl_comms_one_process(const p6::RankGroup& group) {
 
 void nccl_issue(p6::Collective op, const float* send, float* recv, std::size_t count, int root, ncclComm_t comm,
                 cudaStream_t stream) {
-  // TODO(6.03): rank's call of `op` (ncclFloat; ncclSum where it reduces), counts as collectives.h says.
+  // TODO(6.03): rank's call of `op` (ncclFloat; ncclSum where it reduces), counts as harness/collectives.h says.
   //             In place (send == recv, the start of the rank's one buffer), pass the pointers NCCL
   //             recognises as in place for this collective (NCCL's "In-place operations") (about 20 lines).
   (void)op, (void)send, (void)recv, (void)count, (void)root, (void)comm, (void)stream;  // TODO(6.03): delete

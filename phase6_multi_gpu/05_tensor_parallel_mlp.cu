@@ -30,10 +30,10 @@
 #include "common/bf16.h"
 #include "common/device.h"
 #include "common/workbook.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/nccl_support.h"
-#include "phase6_multi_gpu/topology.h"
 
 // ---- shards ------------------------------------------------------------------------------------------
 

@@ -5,14 +5,16 @@
 // and its own keys and values, and the K/V blocks travel around the ring, one hop per step, so after n
 // steps every query has seen every key while no GPU ever held more than two blocks; how each block's
 // partial softmax merges into a row's running (max, sum, output), the rule of 2.08 and 5.06, so the
-// result equals attention on one GPU; and how the next block's copy hides behind this block's compute
-// (a double buffer, a copy stream, and events in both directions).
-// Task: ring attention from its API alone: the kernels, and the ring with its copies and events.
+// result equals attention on one GPU; and how the next block's copy hides behind this block's compute.
+// Task: ring_attention (multi_gpu.cuh) from its API alone, with what RingKV (harness/ring_support.h)
+// gives each rank. Correct means O and L of every rank equal attention over the whole sequence within
+// phase 5's FP32 bound, whatever the ranks' streams were still running when the call began.
 // Source: Liu, Zaharia, Abbeel, "Ring Attention with Blockwise Transformers for Near-Infinite Context"
 // (arXiv 2310.01889, 2023); Milakov and Gimelshein, "Online normalizer calculation for softmax" (2018).
 // You decide: how a block's kernel tiles queries and keys and how its logits merge into the running
 //             state; which block each rank computes with at each step, and where its keys sit in the
-//             sequence; which events each copy and each compute waits for.
+//             sequence; which slot each block lands in, and which events each copy and each compute
+//             waits for.
 // Run:   ./workbook run 6.06 [-- --size 8x8192x128]
 // Check: ./workbook check 6.06
 // Aim:   >= 1.8x the same attention on one GPU, on two GPUs (FP32).
@@ -28,19 +30,18 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase5_attention/reference.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase5_attention/harness/reference.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/topology.h"
 
 namespace {
 
-// TODO(6.06): the kernels of ring attention and what launches them. Every query row of a rank takes in
-//             one K/V block at a time (any number of keys, from any position in the sequence; causal: a
-//             query sees keys at token positions up to its own), keeping a running state in kv (acc, m
-//             and l of the rank) from which O and L come at the end, equal to attention over the whole
-//             sequence within phase 5's FP32 bound. d 64 and 128; logits near 1e4 must not overflow; a
-//             row that has seen no key yet must come out right after later blocks (about 150 lines).
+// TODO(6.06): your kernels and what launches them. What decides correctness: on every rank, O and L of
+//             its queries against every key of the sequence (causal: the keys up to the query's own
+//             token), within phase 5's FP32 bound, for d 64 and 128, shards of any size (empty ones
+//             too) and logits near 1e4. kv's m, l and acc are each rank's memory between blocks (both
+//             TODOs together: about 220 lines).
 
 }  // namespace
 
@@ -51,12 +52,11 @@ void ring_attention(const float* const* Q, const float* const* K, const float* c
   if (made.heads != shape.heads || made.seq != shape.seq || made.d != shape.d)
     throw std::invalid_argument("ring_attention: kv was made for another shape");
   if (group.size() > p6::RingKV::kEventsPerRank - 1) throw std::invalid_argument("ring_attention: too many ranks");
-  // TODO(6.06): the ring, with your kernels and kv (its double buffers, kv.send, its copy streams and
-  //             events; group's streams and events). What must hold: every query of every rank meets
-  //             every key once; no block is used or passed on before it arrived, and no buffer is
-  //             overwritten while its rank still reads it; inputs may still be arriving when the call
-  //             starts, and no rank reads another's buffers after its stream is done; the copies run
-  //             while the ranks compute (about 45 lines).
+  // TODO(6.06): the ring, with your kernels, kv and the group's streams, events and barrier. What must
+  //             hold: every query of every rank meets every key exactly once; every read of a buffer
+  //             sees the block meant for it, on every rank, in every step; and the contract in
+  //             multi_gpu.cuh about the work before the call and the buffers after it. The bar needs
+  //             the copies to run while the ranks compute.
   (void)Q, (void)K, (void)V, (void)O, (void)L;  // TODO(6.06): delete: it only silences unused-parameter warnings
 }
 

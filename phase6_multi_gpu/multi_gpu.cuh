@@ -8,7 +8,7 @@
 
 #include <cstddef>
 
-#include "phase6_multi_gpu/ranks.h"
+#include "phase6_multi_gpu/harness/ranks.h"
 
 // ---- 6.01 peer_access ---------------------------------------------------------------------------------
 
@@ -33,20 +33,20 @@ void peer_copy_read(float* dst, const float* src, std::size_t count, cudaStream_
 void ring_allreduce(const float* const* send, float* const* recv, std::size_t count, p6::RankGroup& group);
 
 // ---- 6.03 nccl_collectives ------------------------------------------------------------------------------
-// (phase6_multi_gpu/collectives.h: the Collective enum, NCCL's count convention, the rank processes.)
+// (phase6_multi_gpu/harness/collectives.h: the Collective enum, NCCL's count convention, the rank processes.)
 
 #include <nccl.h>
 
 #include <vector>
 
-#include "phase6_multi_gpu/collectives.h"
+#include "phase6_multi_gpu/harness/collectives.h"
 
 // One communicator per rank of a real group, made by this one process for all of its GPUs.
 std::vector<ncclComm_t> nccl_comms_one_process(const p6::RankGroup& group);
 
 // One rank's part of collective `op` on its communicator and stream: `count` as NCCL counts it
-// (collectives.h), `root` for the broadcast. In place when send == recv: then both name the start of the
-// rank's one buffer (rank_layout in collectives.h says what it holds). Enqueues and returns.
+// (harness/collectives.h), `root` for the broadcast. In place when send == recv: then both name the start of the
+// rank's one buffer (rank_layout in harness/collectives.h says what it holds). Enqueues and returns.
 void nccl_issue(p6::Collective op, const float* send, float* recv, std::size_t count, int root, ncclComm_t comm,
                 cudaStream_t stream);
 
@@ -72,7 +72,7 @@ const char* nccl_collectives_worker();
 
 // ---- 6.04 overlap -------------------------------------------------------------------------------------
 
-#include "phase6_multi_gpu/overlap_support.h"
+#include "phase6_multi_gpu/harness/overlap_support.h"
 
 // One data-parallel backward step with its gradient all-reduce overlapped: on every rank r, the
 // backward of model's layers from the last down to layer 0 (model.backward on group.stream(r), writing
@@ -87,10 +87,10 @@ void overlap_step(const p6::BackwardModel& model, float* const* grad, std::size_
                   p6::GradientComm& comm);
 
 // ---- 6.05 tensor_parallel_mlp ---------------------------------------------------------------------------
-// (phase6_multi_gpu/mlp_support.h: the shapes, BF16 GEMMs on cuBLAS, the GELU, the one-GPU MLP.)
+// (phase6_multi_gpu/harness/mlp_support.h: the shapes, BF16 GEMMs on cuBLAS, the GELU, the one-GPU MLP.)
 
-#include "phase6_multi_gpu/mlp_support.h"
-#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/harness/mlp_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
 
 // Rank `rank`'s part of W1 (model x hidden, row-major, the whole matrix on the host) for `ranks` ranks, as
 // the rank's first GEMM takes it (model x hidden / ranks, row-major). hidden divides by ranks.
@@ -108,9 +108,9 @@ void tensor_parallel_mlp(const p6::bf16* const* x, const p6::bf16* const* w1, co
 
 // ---- 6.06 ring_attention ------------------------------------------------------------------------------
 
-#include "phase6_multi_gpu/ring_support.h"
+#include "phase6_multi_gpu/harness/ring_support.h"
 
-// Attention over a sequence sharded across the ranks (ring_support.h: rank r holds tokens
+// Attention over a sequence sharded across the ranks (harness/ring_support.h: rank r holds tokens
 // [ring_begin(r), ring_begin(r) + ring_rows(r)) of every head): O[r] and L[r] (L = the row's
 // log-sum-exp of its scaled logits, as phase 5's kernels write it) for rank r's queries against the
 // keys and values of the whole sequence, which travel around the ring of ranks through kv's double

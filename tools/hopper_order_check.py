@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Part of the grade of 1.11-1.14: orderings that no test run can see.
+"""Part of the grade of 1.11-1.14 and 5.08: orderings that no test run can see.
 
 Two bugs of asynchronous tensor-core code that a test run may not show, and that compute-sanitizer
 cannot see (it does not model the async proxy of wgmma and TMA):
@@ -16,9 +16,15 @@ cannot see (it does not model the async proxy of wgmma and TMA):
     not yet initialised), and the cluster barrier again after the last remote arrive and multicast
     (a block that exits first leaves its peer's arrivals aimed at shared memory no longer its own).
     Races of one moment, which a run rarely shows.
+  - 5.08: the same early release (an arrive on an `empty` barrier before the wgmma_wait_group that
+    retires the wgmma reading that stage), and the epilogue's O tile written to shared memory by the
+    threads (generic proxy) and stored by TMA (async proxy) without fence_proxy_async_shared() in
+    between, or with no bulk_wait_group_read() after the store (the block may exit, and its shared
+    memory be reused, while the store still reads it). PTX ISA, "Memory Consistency Model: proxies"
+    and "cp.async.bulk.wait_group".
 This reads the kernel's source (comments stripped) and checks the order of those calls in it.
 Usage: hopper_order_check.py <exercise id> <file.cu>   exit 0 clean, 1 with the reason, 2 usage
-       hopper_order_check.py --self-test <solutions dir>  plants each bug in the solutions
+       hopper_order_check.py --self-test <repository root>  plants each bug in the solutions
 """
 import pathlib
 import re
@@ -36,42 +42,92 @@ def kernel_loop(code):
     return code[start:] if start >= 0 else ""
 
 
-def check(exercise, text):
-    """Returns "" when the order is right, else one sentence that names the bug."""
-    code = strip_comments(text)
-    if "Mma::mma(" not in code:
-        return ""  # no wgmma yet: the graded test already fails ("Output untouched")
-    if exercise == "1.11":
-        if "cp_async_wait" in code and "fence_proxy_async_shared()" not in code:
-            return ("1.11: shared memory written by cp.async is read by wgmma without "
-                    "fence_proxy_async_shared() in between. cp.async writes through the generic proxy and "
-                    "wgmma reads through the async proxy; without the fence (in every writing thread, "
-                    "before the barrier) wgmma may read stale data. Runs rarely show it: this check does.")
+# 5.08: a wgmma issue in the kernel's text: the course's helpers (issue_scores, issue_pv) or a wgmma
+# written out (Wgmma...::mma, wgmma_commit_group).
+WGMMA_ISSUE = re.compile(r"\bissue_(?:scores|pv)\b\s*(?:<[^;(]*>)?\s*\(|::mma\s*\(|\bwgmma_commit_group\s*\(")
+WGMMA_WAIT = re.compile(r"\bwgmma_wait_group\s*<")
+EMPTY_ARRIVE = re.compile(r"\bmbarrier_arrive\s*\(\s*&?\s*\w*empty")
+# A generic-proxy write through a pointer or an array: `*ptr = `, `*cast<...>(...) = `, `a[i] = `.
+SHARED_WRITE = re.compile(r"[\])]\s*=(?!=)")
+TMA_STORE = re.compile(r"\btma_store_\w+\s*\(")
+PROXY_FENCE = re.compile(r"\bfence_proxy_async_shared\s*\(\s*\)")
+BULK_WAIT = re.compile(r"\bbulk_wait_group_read\s*\(")
+LAMBDA = re.compile(r"\bauto\s+(\w+)\s*=\s*\[[^\]]*\]\s*(?:\([^)]*\))?\s*(?:mutable\s*)?\{")
+
+
+def kernel_body(code):
+    """The text from the first __global__ to the end of the file (the helpers above it are not run)."""
+    start = code.find("__global__")
+    return code[start:] if start >= 0 else ""
+
+
+def matching_brace(code, open_index):
+    depth = 0
+    for i in range(open_index, len(code)):
+        if code[i] == "{":
+            depth += 1
+        elif code[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(code)
+
+
+def release_points(body, arrive):
+    """Where an arrive on `empty` takes effect: the arrive itself, or, when it sits in a lambda that issues
+    no wgmma of its own (`auto release = [&](int stage) { ... arrive ... };`), every call of that lambda."""
+    for m in LAMBDA.finditer(body[:arrive]):
+        close = matching_brace(body, m.end() - 1)
+        if close > arrive and not WGMMA_ISSUE.search(body, m.end(), close) and not WGMMA_WAIT.search(body, m.end(), arrive):
+            calls = [c.start() for c in re.finditer(r"\b" + re.escape(m.group(1)) + r"\s*\(", body[close:])]
+            return [close + c for c in calls]
+    return [arrive]
+
+
+def check_early_release(body):
+    """An arrive on `empty` with a wgmma issued before it (in the text) and no wgmma_wait_group in between."""
+    for arrive in EMPTY_ARRIVE.finditer(body):
+        for point in release_points(body, arrive.start()):
+            issues = list(WGMMA_ISSUE.finditer(body[:point]))
+            if issues and not WGMMA_WAIT.search(body, issues[-1].end(), point):
+                return True
+    return False
+
+
+def check_store_order(body):
+    """"" when each TMA store of O follows a proxy fence that follows the last shared-memory write,
+    and is followed by bulk_wait_group_read; else the sentence."""
+    store = TMA_STORE.search(body)
+    if not store:
         return ""
-    if exercise == "1.14":
-        return check_cluster(code)
-    if exercise in ("1.12", "1.13"):
-        release = r"issue\(" if exercise == "1.12" else r"mbarrier_arrive\(\s*&\s*empty"
-        loop = kernel_loop(code)
-        commit = loop.find("wgmma_commit_group()")
-        if commit < 0:
-            return ""
-        after = loop[commit:]
-        wait = re.search(r"wgmma_wait_group\s*<", after)
-        refill = re.search(release, after)
-        early_refill = refill and (not wait or refill.start() < wait.start())
-        before_commit = re.search(release, loop[:commit])
-        if early_refill or before_commit:
-            what = "refills a stage (issue)" if exercise == "1.12" else "releases a stage (arrive on empty)"
-            return (f"{exercise}: the kernel {what} before wgmma_wait_group says the wgmma that read it "
-                    "have finished. wgmma runs asynchronously: until the wait, the tensor cores may still "
-                    "be reading that stage, and the next TMA load overwrites it. A run may or may not show "
-                    "this race, so this check reads the order.")
-        return ""
+    before = body[:store.start()]
+    writes = list(SHARED_WRITE.finditer(before))
+    last_write = writes[-1].end() if writes else 0
+    if not PROXY_FENCE.search(before, last_write):
+        return ("5.08: the O tile is written to shared memory by the threads (the generic proxy) and read by the "
+                "TMA store (the async proxy) without fence_proxy_async_shared() in between. Each writing thread "
+                "fences after its last write, then the barrier, then one thread stores; without the fence the "
+                "store may read stale shared memory. Runs rarely show it: this check does.")
+    if not BULK_WAIT.search(body, store.end()):
+        return ("5.08: the TMA store of O is never waited for (bulk_commit_group, then bulk_wait_group_read): the "
+                "block may exit, and its shared memory go to the next block, while the store still reads it.")
     return ""
 
 
-def kernel_body(code, name):
+def check_flash_hopper(text):
+    body = kernel_body(strip_comments(text))
+    if not body:
+        return ""
+    if check_early_release(body):
+        return ("5.08: the kernel releases a stage (arrive on empty) after issuing a wgmma and before "
+                "wgmma_wait_group says it has finished. wgmma runs asynchronously: until the wait, the tensor "
+                "cores may still be reading that stage's K or V, and the producer's next TMA load overwrites it. "
+                "A run may or may not show this race, so this check reads the order (a release inside a helper "
+                "lambda counts where the lambda is called).")
+    return check_store_order(body)
+
+
+def named_kernel_body(code, name):
     """The body of the __global__ function `name` (braces matched), or "" when there is none."""
     match = re.search(r"__global__[^;{]*?\b" + name + r"\s*\(", code, flags=re.S)
     if not match:
@@ -87,7 +143,7 @@ def kernel_body(code, name):
 
 def check_cluster(code):
     """1.14: the release order and destinations, and the two cluster barriers."""
-    body = kernel_body(code, "cluster_kernel")
+    body = named_kernel_body(code, "cluster_kernel")
     if not body:
         return ""
     loop = kernel_loop(body)
@@ -134,60 +190,172 @@ def check_cluster(code):
     return ""
 
 
-def self_test(solutions):
-    """Each solution passes; each with its bug planted fails."""
-    problems = []
-    files = {
-        "1.11": solutions / "11_wgmma.cu",
-        "1.12": solutions / "12_tma.cu",
-        "1.13": solutions / "13_warp_specialized.cu",
-        "1.14": solutions / "14_cluster_multicast.cu",
+def check(exercise, text):
+    """Returns "" when the order is right, else one sentence that names the bug."""
+    if exercise == "5.08":
+        return check_flash_hopper(text)
+    code = strip_comments(text)
+    if "Mma::mma(" not in code:
+        return ""  # no wgmma yet: the graded test already fails ("Output untouched")
+    if exercise == "1.11":
+        if "cp_async_wait" in code and "fence_proxy_async_shared()" not in code:
+            return ("1.11: shared memory written by cp.async is read by wgmma without "
+                    "fence_proxy_async_shared() in between. cp.async writes through the generic proxy and "
+                    "wgmma reads through the async proxy; without the fence (in every writing thread, "
+                    "before the barrier) wgmma may read stale data. Runs rarely show it: this check does.")
+        return ""
+    if exercise == "1.14":
+        return check_cluster(code)
+    if exercise in ("1.12", "1.13"):
+        release = r"issue\(" if exercise == "1.12" else r"mbarrier_arrive\(\s*&\s*empty"
+        loop = kernel_loop(code)
+        commit = loop.find("wgmma_commit_group()")
+        if commit < 0:
+            return ""
+        after = loop[commit:]
+        wait = re.search(r"wgmma_wait_group\s*<", after)
+        refill = re.search(release, after)
+        early_refill = refill and (not wait or refill.start() < wait.start())
+        before_commit = re.search(release, loop[:commit])
+        if early_refill or before_commit:
+            what = "refills a stage (issue)" if exercise == "1.12" else "releases a stage (arrive on empty)"
+            return (f"{exercise}: the kernel {what} before wgmma_wait_group says the wgmma that read it "
+                    "have finished. wgmma runs asynchronously: until the wait, the tensor cores may still "
+                    "be reading that stage, and the next TMA load overwrites it. A run may or may not show "
+                    "this race, so this check reads the order.")
+        return ""
+    return ""
+
+
+# 5.08's stage release as the solution writes it (the end of its pv lambda).
+PV_RELEASE = """      issue_pv<D, BC>(o, p, Vs + stage * Lay::kK);
+      wgmma_wait_group<0>();
+      wgmma_fence_operands(o);
+#pragma unroll
+      for (int kk = 0; kk < BC / 16; ++kk) wgmma_fence_operands(p[kk]);
+      if (t == 0) mbarrier_arrive(&empty[stage]);"""
+PV_NO_RELEASE = PV_RELEASE.replace("\n      if (t == 0) mbarrier_arrive(&empty[stage]);", "")
+
+
+def flash_hopper_shapes(solution):
+    """Other right orders a learner may write (each must pass), and the planted wrong ones (each must fail)."""
+    scores_lambda = "      issue_scores<D, BC>(s, q_rows, Ks + stage * Lay::kK);\n    };"
+    right = {
+        # The release moved into a lambda defined after an issuing one and called after the wait.
+        "a release lambda called after the wait": solution.replace(
+            scores_lambda,
+            scores_lambda + "\n    auto release = [&](int stage) {\n      if (t == 0) mbarrier_arrive(&empty[stage]);\n    };",
+        ).replace(PV_RELEASE, PV_NO_RELEASE + "\n      release(stage);"),
+        # The release one product later, after a wgmma_wait_group<1> that retires the P V group only.
+        "a release after wgmma_wait_group<1>": solution.replace(PV_RELEASE, PV_NO_RELEASE).replace(
+            "      scores(j);\n      your_turn();",
+            "      scores(j);\n      wgmma_wait_group<1>();\n"
+            "      if (t == 0) mbarrier_arrive(&empty[(j - 1) % STAGES]);\n      your_turn();",
+        ),
+        # The fence in the storing thread, after the barrier (still between the writes and the store).
+        "the fence after the barrier": solution.replace(
+            "  fence_proxy_async_shared();  // the generic-proxy writes above, before the TMA store reads them\n", ""
+        ).replace("  if (t == 0) {\n#pragma unroll\n    for (int b = 0; b < D / 64; ++b) tma_store_3d",
+                  "  if (t == 0) {\n    fence_proxy_async_shared();\n#pragma unroll\n    for (int b = 0; b < D / 64; ++b) tma_store_3d"),
     }
-    for exercise, path in files.items():
-        text = path.read_text()
-        if check(exercise, text):
-            problems.append(f"{path}: the solution fails: {check(exercise, text)}")
+    wrong = {
+        # The release right after the P V group is committed, before the wait.
+        "a release before the wait": solution.replace(
+            PV_RELEASE,
+            "      issue_pv<D, BC>(o, p, Vs + stage * Lay::kK);\n      if (t == 0) mbarrier_arrive(&empty[stage]);\n"
+            + PV_NO_RELEASE.split("\n", 1)[1],
+        ),
+        "a release with no wait at all": solution.replace(
+            PV_RELEASE, PV_RELEASE.replace("      wgmma_wait_group<0>();\n", "")
+        ),
+        "a release lambda called before the wait": solution.replace(
+            scores_lambda,
+            scores_lambda + "\n    auto release = [&](int stage) {\n      if (t == 0) mbarrier_arrive(&empty[stage]);\n    };",
+        ).replace(PV_RELEASE, PV_NO_RELEASE.replace("      wgmma_wait_group<0>();\n",
+                                                    "      release(stage);\n      wgmma_wait_group<0>();\n")),
+        "no proxy fence before the TMA store": solution.replace("fence_proxy_async_shared();", ""),
+        "the proxy fence before the O writes": solution.replace("fence_proxy_async_shared();", "").replace(
+            "  __nv_bfloat16* out = Qs + consumer * 64 * 64;\n",
+            "  __nv_bfloat16* out = Qs + consumer * 64 * 64;\n  fence_proxy_async_shared();\n"),
+        "no wait for the TMA store": solution.replace("bulk_wait_group_read();", ""),
+    }
+    return right, wrong
+
+
+def cluster_plants(solution):
+    """1.14's planted bugs: the release order and destinations, and the two cluster barriers."""
     release_both = re.compile(r"if \(t == 0\)\s*for \(int r = 0; r < kCluster; \+\+r\) "
                               r"mbarrier_arrive_cluster\(map_to_rank\(&empty\[stage\], r\)\);")
     cluster_barrier = "cluster_arrive();\n  cluster_wait();"
-    plants = [
-        ("1.11", "no proxy fence", lambda t: t.replace("fence_proxy_async_shared();", "")),
+    last = solution.rfind(cluster_barrier)
+    return {
+        "remote release before the wait": solution.replace(
+            "wgmma_commit_group();", "wgmma_commit_group();\n        if (t == 0) "
+            "mbarrier_arrive_cluster(map_to_rank(&empty[stage], 1));", 1),
+        "release in this block only": release_both.sub("if (t == 0) mbarrier_arrive(&empty[stage]);", solution, count=1),
+        "no cluster barrier after the initialisation": solution.replace(cluster_barrier, "__syncthreads();", 1),
+        "the cluster barrier after the roles start": solution.replace(cluster_barrier, "", 1).replace(
+            "setmaxnreg_inc<kConsumerRegisters>();",
+            "setmaxnreg_inc<kConsumerRegisters>();\n    " + cluster_barrier, 1),
+        "no cluster barrier before exit": solution[:last] + solution[last + len(cluster_barrier):],
+    }
+
+
+def self_test(root):
+    """Each solution (and 5.08's stub) passes; each with its bug planted fails."""
+    if (root / "11_wgmma.cu").is_file():  # the phase 1 solutions folder, as older build trees pass
+        root = root.parent.parent
+    problems = []
+    p1 = root / "solutions" / "phase1_matmul"
+    files = {
+        "1.11": p1 / "11_wgmma.cu",
+        "1.12": p1 / "12_tma.cu",
+        "1.13": p1 / "13_warp_specialized.cu",
+        "1.14": p1 / "14_cluster_multicast.cu",
+        "5.08": root / "solutions" / "phase5_attention" / "08_flash_hopper.cu",
+    }
+    passing = dict(files)
+    passing["5.08 stub"] = root / "phase5_attention" / "08_flash_hopper.cu"
+    for name, path in passing.items():
+        reason = check(name.split()[0], path.read_text())
+        if reason:
+            problems.append(f"{path}: it fails: {reason}")
+    plants = {
+        "1.11": lambda t: t.replace("fence_proxy_async_shared();", ""),
         # Release as soon as the batch is committed, before waiting for it.
-        ("1.12", "refill before the wait", lambda t: re.sub(r"wgmma_wait_group<1>\(\);", "", t, count=1)),
-        ("1.13", "release before the wait",
-         lambda t: t.replace("wgmma_commit_group();",
-                             "wgmma_commit_group();\n        if (t == 0) mbarrier_arrive(&empty[stage]);", 1)),
-        ("1.14", "remote release before the wait",
-         lambda t: t.replace("wgmma_commit_group();", "wgmma_commit_group();\n        if (t == 0) "
-                             "mbarrier_arrive_cluster(map_to_rank(&empty[stage], 1));", 1)),
-        ("1.14", "release in this block only",
-         lambda t: release_both.sub("if (t == 0) mbarrier_arrive(&empty[stage]);", t, count=1)),
-        ("1.14", "no cluster barrier after the initialisation",
-         lambda t: t.replace(cluster_barrier, "__syncthreads();", 1)),
-        ("1.14", "the cluster barrier after the roles start",
-         lambda t: t.replace(cluster_barrier, "", 1).replace(
-             "setmaxnreg_inc<kConsumerRegisters>();",
-             "setmaxnreg_inc<kConsumerRegisters>();\n    " + cluster_barrier, 1)),
-        ("1.14", "no cluster barrier before exit",
-         lambda t: t[:t.rfind(cluster_barrier)] + t[t.rfind(cluster_barrier) + len(cluster_barrier):]),
-    ]
-    for exercise, what, plant in plants:
-        original = files[exercise].read_text()
-        planted = plant(original)
-        if planted == original:
-            problems.append(f"{exercise} ({what}): the planted bug did not change the solution (update the self-test)")
-        elif not check(exercise, planted):
-            problems.append(f"{exercise} ({what}): the planted bug passed the check")
+        "1.12": lambda t: re.sub(r"wgmma_wait_group<1>\(\);", "", t, count=1),
+        "1.13": lambda t: t.replace("wgmma_commit_group();",
+                                    "wgmma_commit_group();\n        if (t == 0) mbarrier_arrive(&empty[stage]);", 1),
+    }
+    planted = {exercise: {"planted": plant(files[exercise].read_text())} for exercise, plant in plants.items()}
+    planted["1.14"] = cluster_plants(files["1.14"].read_text())
+    solution = files["5.08"].read_text()
+    right, wrong = flash_hopper_shapes(solution)
+    planted["5.08"] = wrong
+    for what, text in right.items():
+        if text == solution:
+            problems.append(f"5.08, {what}: the shape did not change the solution (update the self-test)")
+        elif check("5.08", text):
+            problems.append(f"5.08, {what}: a right order fails: {check('5.08', text)}")
+    count = 0
+    for exercise, variants in planted.items():
+        for what, text in variants.items():
+            count += 1
+            if text == files[exercise].read_text():
+                problems.append(f"{exercise}, {what}: the planted bug did not change the solution (update the self-test)")
+            elif not check(exercise, text):
+                problems.append(f"{exercise}, {what}: the planted bug passed the check")
     for p in problems:
         print(p)
-    print(f"hopper_order_check self-test: {len(plants)} planted bugs, {len(problems)} problems")
+    print(f"hopper_order_check self-test: {count} planted bugs, {len(right)} other right orders, "
+          f"{len(problems)} problems")
     return 1 if problems else 0
 
 
 def main(argv):
     if len(argv) == 3 and argv[1] == "--self-test":
         return self_test(pathlib.Path(argv[2]))
-    if len(argv) != 3 or argv[1] not in ("1.11", "1.12", "1.13", "1.14"):
+    if len(argv) != 3 or argv[1] not in ("1.11", "1.12", "1.13", "1.14", "5.08"):
         print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
         return 2
     path = pathlib.Path(argv[2])

@@ -9,7 +9,7 @@ tests. Where `import torch` fails it prints one line and exits 77 (the course's 
 
 The course's timing rules hold: CUDA events on the current stream, two
 warm-up calls discarded, a cold L2 before each repeat of a memory-bound op (a buffer of at least twice
-the L2 size is written between repeats, outside the timed region), median and min of the repeats.
+the L2 size is read between repeats, outside the timed region), median, min and spread of the repeats.
 Rates are counted as the lessons count them: the minimum bytes read + written over the median time,
 2*M*N*K (2*nnz for SpMV; 4 seq_q seq_k d per head for attention, halved for causal) flop over the median
 time. Matmuls and attention time warm, like p1_ladder and p5_bench (compute-bound: no L2 flush).
@@ -19,9 +19,11 @@ has it; a backend this torch lacks is skipped with a line, not failed), on p5_be
 backward (beside 5.07) is torch.autograd.grad of the same call with a given dO, the forward run once
 outside the timing, counted as 2.5x the forward's flop (the five products of FlashAttention-2's backward).
 
-The CSV has one row per op and shape: device, date, peer ("pytorch <version>"), phase, the lesson ids
-and launchers the row stands beside, the shape as the lessons write their problem ("n=64M",
-"16384x4096", "M=N=K=4096", "poisson:4M"), bytes, flop, median_ms, min_ms, gbps, gflops and a note.
+The CSV is the course's one result CSV (the columns of common/result_csv.h, read from that file), one
+row per op and shape: variant "pytorch <version>", the lesson ids in `id` (the phase alone for a row
+beside no lesson), the op in `launcher`, the shape as the lessons write their problem ("n=64M",
+"16384x4096", "M=N=K=4096", "poisson:4M"), the launchers it stands beside in `beside`, bytes, flop,
+median, min and spread, the rate (GB/s where bytes are counted, else GFLOP/s) and a note.
 `workbook bench phaseN` reads it (default place: build/<preset>/workbook-state/bench/peer_pytorch.csv,
 or $WORKBOOK_PEER_CSV) and draws a PyTorch bar beside each matching lesson on the same GPU.
 Rows of phases not measured in this run are kept when FILE already holds rows for the same GPU.
@@ -36,13 +38,13 @@ import datetime
 import io
 import math
 import os
+import re
 import sys
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_TORCH = 0, 1, 2, 77
 PHASES = (0, 1, 2, 3, 4, 5)
 WARMUP = 2  # as the lessons' BenchOptions: the first calls pay for allocation and kernel selection
-COLUMNS = ("device", "date", "peer", "phase", "id", "op", "shape", "dtype", "bytes", "flop", "median_ms",
-           "min_ms", "gbps", "gflops", "launchers", "note")
+RESULT_CSV_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common", "result_csv.h")
 MiB = 1 << 20
 
 # ---- pure helpers (no torch): argument parsing, sizes, rate math, the case table, CSV ----------------
@@ -81,6 +83,16 @@ def format_count(n):
     return "%.3g%s" % (value, letter)
 
 
+def result_columns(header_path=RESULT_CSV_H):
+    """The result CSV's columns, in order, as common/result_csv.h lists them between its marker lines."""
+    with open(header_path, encoding="utf-8") as f:
+        text = f.read()
+    begin, end = text.find("// result-columns begin"), text.find("// result-columns end")
+    if begin < 0 or end < begin:
+        raise ValueError("%s has no result-columns markers" % header_path)
+    return tuple(re.findall(r'^\s*"([a-z_]+)",', text[begin:end], re.MULTILINE))
+
+
 def gb_per_s(num_bytes, ms):
     """GB/s from bytes moved and milliseconds (common/report.h gb_per_s)."""
     return num_bytes / (ms * 1e6) if ms > 0 else 0.0
@@ -90,10 +102,23 @@ def gflop_per_s(flop, ms):
     return flop / (ms * 1e6) if ms > 0 else 0.0
 
 
+def quantile(ordered, q):
+    """Linear interpolation between the order statistics, as common/timer.cpp's summarize."""
+    pos = q * (len(ordered) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (pos - lo) * (ordered[hi] - ordered[lo])
+
+
 def median(values):
+    return quantile(sorted(values), 0.5)
+
+
+def spread_pct(values):
+    """Half the interquartile range in % of the median (common/timer.h TimingStats::spread_pct)."""
     ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+    mid = quantile(ordered, 0.5)
+    return 100.0 * 0.5 * (quantile(ordered, 0.75) - quantile(ordered, 0.25)) / mid if mid > 0 else 0.0
 
 
 def flush_bytes(l2_bytes):
@@ -105,7 +130,7 @@ def flush_bytes(l2_bytes):
 
 
 def spmv_min_bytes(rows, cols, nnz):
-    """phase4_spmv/device_matrix.h spmv_min_bytes: values and columns once, row pointers, x, y."""
+    """phase4_spmv/harness/device_matrix.h spmv_min_bytes: values and columns once, row pointers, x, y."""
     return 8.0 * nnz + 4.0 * (rows + 1) + 4.0 * cols + 4.0 * rows
 
 
@@ -258,7 +283,7 @@ SDPA_BACKENDS = (("flash", "FLASH_ATTENTION"), ("cudnn", "CUDNN_ATTENTION"))
 
 
 def p5_heads(seq, sm_count=0, rows=P5_ROWS):
-    """phase5_attention/bench.cpp: heads = rows / seq, and at least two 64-row query tiles per SM."""
+    """phase5_attention/harness/bench.cpp: heads = rows / seq, and at least two 64-row query tiles per SM."""
     tiles = -(-seq // 64)
     return max(1, rows // seq, -(-2 * sm_count // tiles))
 
@@ -302,10 +327,10 @@ def phase5_cases(sm_count=0):
     return cases
 
 
-# uniform and powerlaw draw their columns from the course's splitmix64 sampler (common/sparse.cpp); a
+# uniform and powerlaw draw their columns from the course's splitmix64 sampler (phase4_spmv/harness/sparse.cpp); a
 # faithful port loops over 64M entries in Python, so they are left out rather than approximated.
 SKIPPED = {4: "uniform and powerlaw SpMV skipped: their columns come from the course's splitmix64 sampler "
-              "(common/sparse.cpp), too slow to reproduce faithfully in Python"}
+              "(phase4_spmv/harness/sparse.cpp), too slow to reproduce faithfully in Python"}
 
 
 def unique(items):
@@ -323,38 +348,51 @@ def cases_for(phases, sm_count=0):
     return [case for phase in phases for case in table[phase]()]
 
 
+def case_id(case):
+    """The lesson ids the row stands beside, or the phase alone for a row beside no lesson."""
+    return " ".join(case.ids) or str(case.phase)
+
+
+def row_phase(row):
+    """The phase of a result row, from its id ("2.01 2.03" -> 2, "0" -> 0); -1 when it has none."""
+    match = re.match(r"(\d+)", row.get("id") or "")
+    return int(match.group(1)) if match else -1
+
+
 def result_row(case, device, date, peer, times_ms):
-    """One CSV row (a dict over COLUMNS) from the repeats' times, rates counted like the lessons."""
+    """One result CSV row (a dict over result_columns()) from the repeats' times, rates counted like the
+    lessons: GB/s where the case counts bytes, else GFLOP/s."""
     mid, low = median(times_ms), min(times_ms)
+    unit = "GB/s" if case.bytes else "GFLOP/s"
+    rate = gb_per_s(case.bytes, mid) if case.bytes else gflop_per_s(case.flop, mid)
     return {
-        "device": device, "date": date, "peer": peer, "phase": str(case.phase), "id": " ".join(case.ids),
-        "op": case.op, "shape": case.shape, "dtype": case.dtype,
-        "bytes": "%.0f" % case.bytes if case.bytes else "", "flop": "%.0f" % case.flop if case.flop else "",
-        "median_ms": "%.5f" % mid, "min_ms": "%.5f" % low,
-        "gbps": "%.1f" % gb_per_s(case.bytes, mid) if case.bytes else "",
-        "gflops": "%.1f" % gflop_per_s(case.flop, mid) if case.flop else "",
-        "launchers": " ".join(case.launchers), "note": case.note,
+        "device": device, "date": date, "gpus": "1", "id": case_id(case), "variant": peer, "launcher": case.op,
+        "shape": case.shape, "dtype": case.dtype, "median_ms": "%.6f" % mid, "min_ms": "%.6f" % low,
+        "spread_pct": "%.2f" % spread_pct(times_ms),
+        "bytes": "%.0f" % case.bytes if case.bytes else "-", "flop": "%.0f" % case.flop if case.flop else "-",
+        "rate": "%.3f" % rate, "rate_unit": unit, "peak_pct": "-", "peak_label": "-", "ref_label": "-",
+        "ref_value": "-", "ref_style": "-", "cache_resident": "0", "status": "PASS",
+        "beside": " ".join(case.launchers) or "-", "note": case.note,
     }
 
 
-def read_rows(text):
-    """Rows of an existing peer CSV (dicts); [] when the header is not ours."""
+def read_rows(text, columns=None):
+    """Rows of an existing result CSV (dicts); [] when the header is not the schema's."""
     reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None or tuple(reader.fieldnames) != COLUMNS:
+    if reader.fieldnames is None or tuple(reader.fieldnames) != (columns or result_columns()):
         return []
     return list(reader)
 
 
 def merge_rows(existing, fresh, phases, device):
     """Keeps the earlier rows of the phases not measured now, when they are from the same GPU."""
-    measured = set(str(p) for p in phases)
-    kept = [r for r in existing if r.get("device") == device and r.get("phase") not in measured]
-    return sorted(kept + list(fresh), key=lambda r: int(r["phase"]))
+    kept = [r for r in existing if r.get("device") == device and row_phase(r) not in set(phases)]
+    return sorted(kept + list(fresh), key=row_phase)
 
 
 def csv_text(rows):
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=result_columns(), lineterminator="\n")
     writer.writeheader()
     for row in rows:
         writer.writerow(row)
@@ -546,7 +584,8 @@ def measure(args):
         row = result_row(case, device, date, peer, times)
         fresh.append(row)
         print("%-10s %-18s %-5s %10s ms %10s GB/s %10s GFLOP/s" % (
-            case.op, case.shape, case.dtype, row["median_ms"], row["gbps"] or "-", row["gflops"] or "-"))
+            case.op, case.shape, case.dtype, row["median_ms"], row["rate"] if case.bytes else "-",
+            "-" if case.bytes else row["rate"]))
         torch.cuda.empty_cache()  # the next shape starts from a clean pool, as a fresh process would
     for phase in args.phase:
         if phase in SKIPPED:

@@ -64,9 +64,11 @@ class Sizes(unittest.TestCase):
         self.assertAlmostEqual(peer.gflop_per_s(2.0 * 4096 ** 3, 2.69), 51092.5, delta=0.1)
         self.assertEqual(peer.gb_per_s(1e9, 0), 0.0)
 
-    def test_median_and_flush(self):
+    def test_median_spread_and_flush(self):
         self.assertEqual(peer.median([3, 1, 2]), 2)
         self.assertEqual(peer.median([4, 1, 2, 3]), 2.5)
+        # common/timer.cpp's summarize: quartiles 1.75 and 3.25 of [1, 2, 3, 4], half their gap over 2.5.
+        self.assertAlmostEqual(peer.spread_pct([4, 1, 2, 3]), 100.0 * 0.5 * 1.5 / 2.5)
         self.assertEqual(peer.flush_bytes(50 << 20), 100 << 20)  # the H100's 50 MB L2: twice
         self.assertEqual(peer.flush_bytes(4 << 20), 64 << 20)
         self.assertEqual(peer.flush_bytes(0), 256 << 20)
@@ -153,11 +155,12 @@ class Cases(unittest.TestCase):
         (bwd,) = [c for c in cases if c.op == "sdpa_bwd_flash" and c.shape == "16x4096x128"]
         self.assertEqual(bwd.flop, 2.5 * full.flop)  # attention_backward_flop: the five products
         row = peer.result_row(full, "NVIDIA H100 80GB HBM3", "2025-01-02", "pytorch 2.5.1", [0.25, 0.24, 0.26])
-        self.assertEqual(row["gflops"], "%.1f" % (full.flop / 0.25e6))
-        self.assertEqual(row["gbps"], "")
+        self.assertEqual(row["rate"], "%.3f" % (full.flop / 0.25e6))
+        self.assertEqual(row["rate_unit"], "GFLOP/s")
+        self.assertEqual(row["bytes"], "-")
 
     def test_attention_heads_follow_p5_bench(self):
-        # bench.cpp: max(1, rows / seq, ceil(2 SMs / ceil(seq / 64))).
+        # harness/bench.cpp: max(1, rows / seq, ceil(2 SMs / ceil(seq / 64))).
         self.assertEqual(peer.p5_heads(1024), 64)
         self.assertEqual(peer.p5_heads(16384, 132), 4)  # an H100's SMs do not bind at these seqs
         self.assertEqual(peer.p5_heads(16384, 1000), 8)  # 2 x 1000 SMs / 256 query tiles, rounded up
@@ -183,23 +186,43 @@ class Cases(unittest.TestCase):
 
 class Csv(unittest.TestCase):
     def row(self, phase, device="NVIDIA H100 80GB HBM3", op="relu"):
-        case = peer.Case(phase, op, "n=64M", "relu", {}, 8.0 * (64 << 20), ids=("2.01", "2.03"),
+        case = peer.Case(phase, op, "n=64M", "relu", {}, 8.0 * (64 << 20), ids=("%d.01" % phase, "%d.03" % phase),
                          launchers=("relu", "relu_float4"), note="F.relu(x), eager")
         return peer.result_row(case, device, "2025-01-02", "pytorch 2.5.1", [0.2, 0.19, 0.21])
 
+    def test_columns_come_from_the_one_schema(self):
+        columns = peer.result_columns()
+        self.assertEqual(columns[:7], ("device", "date", "gpus", "id", "variant", "launcher", "shape"))
+        self.assertIn("beside", columns)
+        self.assertEqual(len(columns), len(set(columns)))
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "result_csv.h")
+            with open(bad, "w") as f:
+                f.write("no markers here\n")
+            with self.assertRaises(ValueError):
+                peer.result_columns(bad)
+
     def test_row_columns_and_rates(self):
         r = self.row(2)
-        self.assertEqual(tuple(r), peer.COLUMNS)
-        self.assertEqual(r["median_ms"], "0.20000")
-        self.assertEqual(r["min_ms"], "0.19000")
-        self.assertEqual(r["gbps"], "2684.4")
-        self.assertEqual(r["gflops"], "")
+        self.assertEqual(tuple(r), peer.result_columns())
+        self.assertEqual(r["median_ms"], "0.200000")
+        self.assertEqual(r["min_ms"], "0.190000")
+        self.assertEqual(r["spread_pct"], "2.50")
+        self.assertEqual(r["rate"], "2684.355")
+        self.assertEqual(r["rate_unit"], "GB/s")
+        self.assertEqual(r["flop"], "-")
         self.assertEqual(r["id"], "2.01 2.03")
-        self.assertEqual(r["launchers"], "relu relu_float4")
+        self.assertEqual(r["variant"], "pytorch 2.5.1")
+        self.assertEqual(r["launcher"], "relu")
+        self.assertEqual(r["beside"], "relu relu_float4")
+        self.assertEqual(peer.row_phase(r), 2)
+        # A row beside no lesson carries its phase alone as its id.
+        copy = peer.phase0_cases()[0]
+        self.assertEqual(peer.case_id(copy), "0")
 
     def test_csv_round_trip_quotes_commas(self):
         text = peer.csv_text([self.row(2, device="GPU, with comma")])
-        self.assertTrue(text.startswith(",".join(peer.COLUMNS) + "\n"))
+        self.assertTrue(text.startswith(",".join(peer.result_columns()) + "\n"))
         self.assertIn('"GPU, with comma"', text)
         self.assertIn('"F.relu(x), eager"', text)
         back = peer.read_rows(text)
@@ -209,7 +232,7 @@ class Csv(unittest.TestCase):
     def test_merge_keeps_other_phases_of_the_same_gpu(self):
         old = [self.row(0), self.row(2), self.row(3, device="other GPU")]
         merged = peer.merge_rows(old, [self.row(2, op="gelu_tanh")], [2], "NVIDIA H100 80GB HBM3")
-        self.assertEqual([(r["phase"], r["op"]) for r in merged], [("0", "relu"), ("2", "gelu_tanh")])
+        self.assertEqual([(peer.row_phase(r), r["launcher"]) for r in merged], [(0, "relu"), (2, "gelu_tanh")])
 
 
 class Script(unittest.TestCase):

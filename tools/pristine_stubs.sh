@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pristine_stubs.sh <source-dir> <build-dir> [compute-sanitizer]
+# pristine_stubs.sh <source-dir> <build-dir> [--only <id>] [compute-sanitizer]
 # Proves every grader can fail: on the untouched stubs, each learner test must FAIL by failed
 # assertions whose output contains the exercise's FAILS_WITH text, and each learner lesson must
 # exit 1 (FAIL). Passing, crashing, hanging or skipping is a defect of the stub or the test.
@@ -8,16 +8,25 @@
 # must fail the same way: by the graded test's teaching message, or by a finding of the tool itself
 # (exit 99, which `workbook check` explains in a sentence); never by passing, crashing, hanging or
 # skipping.
+# CTest runs it once per exercise (--only <id>): N.NN.name.pristine [pristine gpu pN], so
+# `ctest --preset gpu-pristine` checks every stub in parallel and `-R '^5\.'` one phase. Without --only it
+# checks every registered exercise in one go.
 # An exercise whose registry row requires a newer GPU than this one (1.10-1.13), or that needs more GPUs
 # than are visible (6.01), is listed as skipped.
-# WB_PRISTINE_ONLY=<regex> limits the check to the exercise ids it matches (one phase: '^5\.').
-# Exit: 0 all stubs fail properly, 1 a defect, 77 no GPU (or the stubs are edited: nothing to prove).
+# Each run gets WB_PRISTINE_TIMEOUT seconds (300).
+# Exit: 0 all stubs fail properly, 1 a defect, 77 no GPU (or the stub is edited: nothing to prove).
 set -u
 # NVLink multicast stays off for everything this starts (phase 6, NCCL: phase6_multi_gpu/README.md says why).
 export NCCL_NVLS_ENABLE=0
 src=$1
 build=$2
-sanitizer=${3:-}
+shift 2
+only=""
+if [ "${1:-}" = --only ]; then
+  only=$2
+  shift 2
+fi
+sanitizer=${1:-}
 registry=$build/workbook_exercises.tsv
 timeout_s=${WB_PRISTINE_TIMEOUT:-300}
 [ -f "$registry" ] || { echo "no exercise registry at $registry: configure the build first"; exit 1; }
@@ -26,11 +35,15 @@ timeout_s=${WB_PRISTINE_TIMEOUT:-300}
 registry_columns() { awk -v columns="$*" -f "$src/tools/registry_columns.awk" "$registry"; }
 rows=$(registry_columns id name stub learner_test learner_lesson fails_with smoke_args requires sanitizers) ||
   exit 1
+if [ -n "$only" ]; then
+  rows=$(awk -F $'\037' -v id="$only" '$1 == id' <<<"$rows")
+  [ -n "$rows" ] || { echo "pristine_stubs: the registry has no exercise $only"; exit 1; }
+fi
 
 # Only a checkout whose exercise files are committed can say whether they were edited. Only the
 # exercises this build registers count: work in progress elsewhere in the tree does not.
 stubs=()
-stub_list=$(registry_columns stub) || exit 1
+stub_list=$(cut -d $'\037' -f 3 <<<"$rows")
 [ -n "$stub_list" ] && mapfile -t stubs <<<"$stub_list"
 # WB_PRISTINE_TRUST=1 skips this, for a copy of the tree whose .git is stale.
 if [ "${WB_PRISTINE_TRUST:-0}" != 1 ] && [ ${#stubs[@]} -gt 0 ] && git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
@@ -45,6 +58,7 @@ fi
 
 defects=0
 checked=0
+skipped=0
 log_dir=$build/pristine-logs
 mkdir -p "$log_dir"
 printf '%-6s %-22s %-40s %s\n' id exercise "graded test" lesson
@@ -65,11 +79,8 @@ verdict() {
   esac
 }
 
-# WB_PRISTINE_ONLY=<regex> checks only the exercises whose id matches (e.g. '^5\.' for one phase).
-only=${WB_PRISTINE_ONLY:-}
 while IFS=$'\037' read -r id name _stub test_bin lesson_bin fails_with smoke _requires grade_sanitizers; do
   [ -n "$id" ] || continue
-  if [ -n "$only" ] && ! [[ $id =~ $only ]]; then continue; fi
   log=$log_dir/$id.test.log
   timeout "$timeout_s" "$test_bin" >"$log" 2>&1
   rc=$?
@@ -79,9 +90,10 @@ while IFS=$'\037' read -r id name _stub test_bin lesson_bin fails_with smoke _re
     # exercises still count.
     if grep -q "^SKIPPED: $id $name needs" "$log"; then
       printf '%-6s %-22s %s\n' "$id" "$name" "skipped: $(head -n 1 "$log" | sed 's/^SKIPPED: //')"
+      skipped=$((skipped + 1))
       continue
     fi
-    echo "SKIPPED: $(head -n 1 "$log")"
+    head -n 1 "$log"
     exit 77
   fi
   test_verdict=$(verdict $rc "$log" "$fails_with")
@@ -122,5 +134,7 @@ done <<<"$rows"
 
 echo "$checked exercises checked, $defects with a defect (logs in $log_dir)"
 [ $defects -eq 0 ] || exit 1
+# Only exercises this GPU cannot run: nothing was proved here, and nothing failed (CTest: skipped).
+[ $checked -gt 0 ] || [ $skipped -eq 0 ] || exit 77
 [ $checked -gt 0 ] || { echo "no exercises registered"; exit 1; }
 exit 0

@@ -126,9 +126,17 @@ TEST_CASE("bench tool: run_bench_tool exits 0 on --help and 2 on bad input, with
   }
 }
 
-TEST_CASE("bench tool: the CSV helpers: an unwritable path is a usage error, the date is YYYY-MM-DD",
-          "[host][bench_tool]") {
-  CHECK_THROWS_AS(wb::open_bench_csv("/nonexistent-directory/p9_bench.csv"), wb::UsageError);
+TEST_CASE("bench tool: the table: an unwritable path is a usage error, the date is YYYY-MM-DD", "[host][bench_tool]") {
+  CHECK_THROWS_AS(wb::BenchTable::check_writable("/nonexistent-directory/p9_bench.csv"), wb::UsageError);
+  wb::BenchTable table("NVIDIA H100 80GB HBM3");
+  wb::ResultRow failed;
+  failed.status = "FAIL";
+  CHECK(table.all_pass());
+  table.add(wb::ResultRow{});
+  CHECK(table.all_pass());
+  CHECK(table.add(failed).device == "NVIDIA H100 80GB HBM3");
+  CHECK_FALSE(table.all_pass());
+  CHECK_THROWS_AS(table.write("/nonexistent-directory/p9_bench.csv"), wb::UsageError);
   const std::string date = wb::utc_date();
   REQUIRE(date.size() == 10);
   CHECK(date[4] == '-');

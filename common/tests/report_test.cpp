@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gpus_used.h"
 #include "common/lesson.h"
 #include "common/testing.h"
 
@@ -116,12 +117,16 @@ TEST_CASE("a failed CSV row keeps the header's columns, with dashes for the numb
   wb::ResultLine line = sample_line();
   line.pass = false;
   line.failure = "output untouched";
-  const std::string row = wb::format_csv_row(line, "NVIDIA H100 80GB HBM3");
+  wb::ResultRow result = wb::result_row(line);
+  result.device = "NVIDIA H100 80GB HBM3";
+  result.date = "2026-11-26";
+  result.variant = "learner";
+  const std::string row = wb::format_result_csv(result);
   INFO(row);
-  auto fields = [](const std::string& s) { return std::count(s.begin(), s.end(), ',') + 1; };
-  CHECK(fields(row) == fields(wb::csv_header()));
-  CHECK(row.rfind("0.02,vector_add_float4,n=64M,0.273400,0.270000,0.43,-,GB/s,-,DRAM peak,-,percent,memcpy,0,FAIL,",
-                  0) == 0);
+  CHECK(wb::split_csv_fields(row).size() == wb::result_columns().size());
+  CHECK(row ==
+        "NVIDIA H100 80GB HBM3,2026-11-26,1,0.02,learner,vector_add_float4,n=64M,-,0.273400,0.270000,0.43,-,-,-,GB/s,"
+        "-,DRAM peak,memcpy,-,percent,0,FAIL,-,output untouched");
 }
 
 TEST_CASE("a peak the tables lack is said to be unknown, never printed as 0%", "[host][report]") {
@@ -143,9 +148,9 @@ TEST_CASE("a peak the tables lack is said to be unknown, never printed as 0%", "
   CHECK(contains(text, "500 TFLOP/s"));  // the rate and the yardstick still print
   CHECK(contains(text, "99% of memcpy"));
   CHECK(columns(text).size() == columns(wb::format_result_line(sample_line())).size());
-  const std::string row = wb::format_csv_row(line, "NVIDIA Future GPU");
+  const std::string row = wb::format_result_csv(wb::result_row(line));
   INFO(row);
-  CHECK(contains(row, ",GFLOP/s,-,BF16 peak,98.6000,"));  // peak_pct "-", a missing number to readers
+  CHECK(contains(row, ",500000.000,GFLOP/s,-,BF16 peak,memcpy,98.6000,"));  // peak_pct "-": a missing number
   CHECK(contains(row, ",PASS,"));
 }
 
@@ -177,14 +182,37 @@ TEST_CASE("a rate above the measured memcpy bandwidth is labelled cache-resident
   CHECK(contains(wb::format_result_line(line), "cache-resident PASS"));
 }
 
-TEST_CASE("the CSV row has as many fields as its header, in the same order", "[host][report]") {
-  const std::string header = wb::csv_header();
-  const std::string row = wb::format_csv_row(sample_line(), "NVIDIA H100 80GB HBM3");
-  auto fields = [](const std::string& s) { return std::count(s.begin(), s.end(), ',') + 1; };
-  CHECK(fields(header) == fields(row));
-  CHECK(header.rfind("id,name,problem,median_ms", 0) == 0);
-  CHECK(row.rfind("0.02,vector_add_float4,n=64M,0.273400", 0) == 0);
-  CHECK(contains(row, ",PASS,NVIDIA H100 80GB HBM3"));
+TEST_CASE("the CSV row has as many fields as its header, in the same order, and reads back", "[host][report]") {
+  const std::string header = wb::result_csv_header();
+  wb::ResultRow result = wb::result_row(sample_line());
+  result.device = "NVIDIA H100 80GB HBM3, PCIe";  // a comma: the field is quoted
+  result.variant = "solution";
+  const std::string row = wb::format_result_csv(result);
+  INFO(row);
+  CHECK(wb::split_csv_fields(header).size() == wb::split_csv_fields(row).size());
+  CHECK(header.rfind("device,date,gpus,id,variant,launcher,shape,", 0) == 0);
+  CHECK(row.rfind("\"NVIDIA H100 80GB HBM3, PCIe\",,1,0.02,solution,vector_add_float4,n=64M,-,0.273400,", 0) == 0);
+  std::string error;
+  const std::vector<wb::ResultRow> back =
+      wb::parse_result_csv("a message\n" + header + "\n" + row + "\nanother message\n", &error);
+  CHECK(error.empty());
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].device == result.device);
+  CHECK(back[0].launcher == "vector_add_float4");
+  CHECK(std::fabs(back[0].rate - result.rate) < 1e-3);
+  CHECK(std::fabs(back[0].ref_value - result.ref_value) < 1e-3);
+  CHECK(back[0].peak_known);
+  CHECK(back[0].passed());
+  CHECK(back[0].phase() == 0);
+  CHECK(wb::parse_result_csv("id,name\n1,2\n", &error).empty());
+  CHECK_FALSE(error.empty());
+}
+
+TEST_CASE("the gpus column counts the largest GPU group a harness noted, 1 by default", "[host][report]") {
+  CHECK(wb::gpus_used() == 1);
+  wb::note_gpus_used(4);
+  wb::note_gpus_used(2);  // a one-GPU yardstick made after the group does not shrink the count
+  CHECK(wb::gpus_used() == 4);
 }
 
 TEST_CASE("format_count writes binary suffixes for round sizes", "[host][report]") {

@@ -11,7 +11,7 @@
 #include "common/buffer.h"
 #include "common/testing.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "common/buffer.h"
-#include "common/stream.h"
 #include "common/testing.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
+#include "phase0_basics/harness/stream.h"
 
 namespace {
 

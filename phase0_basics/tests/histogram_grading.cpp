@@ -6,7 +6,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/testing.h"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
 
 namespace {
 

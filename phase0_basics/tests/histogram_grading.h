@@ -2,7 +2,7 @@
 // The 0.11 histogram grader, shared by its graded test and the phase 0 grader self-test. It places the
 // bytes a chosen number of bytes past a 16-byte boundary, between guard bytes of value kGuardByte,
 // runs a launcher into poisoned bins ringed with canaries, and returns "" or the teaching verdict
-// (judge_histogram in phase0_basics/reference.h).
+// (judge_histogram in phase0_basics/harness/reference.h).
 #pragma once
 
 #include <cuda_runtime_api.h>

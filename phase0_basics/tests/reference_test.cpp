@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The phase 0 CPU references grade the kernels, so they are tested on their own (no GPU needed).
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
 
 #include <cmath>
 #include <vector>

@@ -12,7 +12,7 @@
 #include "common/buffer.h"
 #include "common/check_cublas.h"
 #include "common/testing.h"
-#include "phase1_matmul/hang_notice.h"
+#include "phase1_matmul/harness/hang_notice.h"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "phase1_matmul/harness/reference.h"
 #include "phase1_matmul/matmul.cuh"
 #include "phase1_matmul/matmul_bf16.cuh"
-#include "phase1_matmul/reference.h"
 
 struct MatmulCase {
   int M, N, K;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The GEMM reference and the tolerance rule grade every rung, so they are tested on their own.
-#include "phase1_matmul/reference.h"
+#include "phase1_matmul/harness/reference.h"
 
 #include <algorithm>
 #include <cmath>

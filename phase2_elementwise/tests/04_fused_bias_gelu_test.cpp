@@ -12,7 +12,7 @@
 #include "common/buffer.h"
 #include "common/testing.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace {
 

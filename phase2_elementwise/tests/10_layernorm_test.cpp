@@ -4,7 +4,7 @@
 // to 12 bytes past a 16-byte boundary, three eps values, one large matrix. Every row kind in every
 // long enough shape: noise, an offset of 3, the large mean (1e4 + noise), a variance below eps, a
 // constant row (y = beta exactly, rstd = 1 / sqrt(eps)). y, mean and rstd start poisoned between
-// guard canaries; inputs sit between NaN canaries. The bounds and their derivation: reference.cpp
+// guard canaries; inputs sit between NaN canaries. The bounds and their derivation: harness/reference.cpp
 // (layernorm_row_bound); the grader: tests/rowwise_grading.cpp (grade_layernorm).
 #include <cstddef>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The phase 2 CPU references grade every kernel of the phase, so they are tested on their own.
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 #include <algorithm>
 #include <cmath>

@@ -15,7 +15,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/testing.h"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace p2 {
 
@@ -172,7 +172,7 @@ namespace {
 
 constexpr int kLayernormKinds = 5;
 // Constant rows: values whose sums stay exact in float at any row length the tests use, so every
-// stable method gets mean = the value exactly (reference.cpp).
+// stable method gets mean = the value exactly (harness/reference.cpp).
 constexpr float kLayernormConstants[] = {0.75f, -3.0f, 1024.0f, 0.0f};
 
 // A guard of kDefaultGuard + k floats puts data() k floats past a 256-byte boundary, canaries still

@@ -2,7 +2,7 @@
 // The graders that the row-wise exercises share: RMSNorm (2.05 block per row, 2.06 warp per row),
 // multi-pass softmax (2.07 three passes, 2.08 online) and LayerNorm (2.10, and the phase's grader
 // self-test). Each exercise's test file keeps its own TEST_CASEs and, for softmax, its own error
-// bound, derived from the operations its kernel does; LayerNorm's bound is in reference.cpp.
+// bound, derived from the operations its kernel does; LayerNorm's bound is in harness/reference.cpp.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 
 #include "common/verify.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/reference.h"
+#include "phase2_elementwise/harness/reference.h"
 
 namespace p2 {
 
@@ -69,7 +69,7 @@ const char* layernorm_row_kind(int row);
 // Rows 0, 1, 3 and 1000 against every row length of the graded list (under the sanitizer, the shapes
 // up to 256K elements).
 std::vector<LayernormCase> layernorm_shapes();
-// "" when `launch` computes this case within the bounds of reference.cpp, otherwise the teaching
+// "" when `launch` computes this case within the bounds of harness/reference.cpp, otherwise the teaching
 // message: launch or run error, writes outside y, mean or rstd, then the first wrong values, and what
 // the wrong rows have in common (the large mean, constant rows, cols - 1, gamma and beta swapped).
 std::string grade_layernorm(const char* name, LayernormLauncher launch, const LayernormCase& shape, std::uint64_t seed);

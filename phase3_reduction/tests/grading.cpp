@@ -6,7 +6,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/testing.h"
-#include "phase3_reduction/reference.h"
+#include "phase3_reduction/harness/reference.h"
 #include "phase3_reduction/tests/guarded_input.h"
 
 namespace {

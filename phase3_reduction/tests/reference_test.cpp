@@ -2,7 +2,7 @@
 // Host tests of phase 3's references: the pass plan (reduction.cuh's for_each_reduce_pass, which
 // passes.h launches) and the workspace bound that holds for every rung's plan, judge_sum names each
 // kind of wrong sum the way the graded tests promise, and judge_scan (3.11) each kind of wrong scan.
-#include "phase3_reduction/reference.h"
+#include "phase3_reduction/harness/reference.h"
 
 #include <cstddef>
 #include <cstdint>

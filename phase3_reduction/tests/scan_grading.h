@@ -3,7 +3,7 @@
 // launcher on n elements that sit between guard elements, into an output poisoned and ringed with
 // canaries, with a workspace of exactly scan_workspace_bytes(n) bytes, poisoned and guarded too; on
 // request it calls the launcher a second time on the same workspace, not cleared in between, with a
-// new input. It returns "" or the teaching verdict (judge_scan in phase3_reduction/reference.h).
+// new input. It returns "" or the teaching verdict (judge_scan in phase3_reduction/harness/reference.h).
 #pragma once
 
 #include <cstddef>

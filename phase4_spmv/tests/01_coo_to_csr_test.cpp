@@ -8,8 +8,8 @@
 
 #include "common/buffer.h"
 #include "common/data.h"
-#include "common/sparse.h"
 #include "common/testing.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sparse.h"
 #include "common/testing.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
 

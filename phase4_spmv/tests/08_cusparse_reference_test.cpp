@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "common/buffer.h"
-#include "common/sparse.h"
 #include "common/testing.h"
+#include "phase4_spmv/harness/sparse.h"
+#include "phase4_spmv/harness/tolerance.h"
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
-#include "phase4_spmv/tolerance.h"
 
 TEST_CASE("spmv_cusparse_csr computes y = A x on every matrix of the suite", "[p4][4.08][gpu]") {
   const std::vector<SpmvCase> suite = spmv_suite();

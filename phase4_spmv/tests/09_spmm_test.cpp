@@ -11,7 +11,7 @@
 
 #include "common/buffer.h"
 #include "common/testing.h"
-#include "phase4_spmv/device_matrix.h"
+#include "phase4_spmv/harness/device_matrix.h"
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/spmm_grading.h"
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sparse.h"
 #include "common/testing.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/tests/grading.h"
 #include "phase4_spmv/tests/spmm_grading.h"
 #include "phase4_spmv/tests/wrong_kernels.h"

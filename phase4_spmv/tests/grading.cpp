@@ -8,7 +8,7 @@
 #include "common/buffer.h"
 #include "common/data.h"
 #include "common/testing.h"
-#include "phase4_spmv/tolerance.h"
+#include "phase4_spmv/harness/tolerance.h"
 
 namespace {
 
@@ -201,7 +201,7 @@ void check_spmv(const std::string& launcher, const SpmvRun& run, const SpmvCase&
                 << ")");
   const sp::Csr a = c.make();
   INFO("the matrix: " << describe_matrix(a));
-  INFO("tolerance per row: (len + 1) u sum|a_ij x_j|, u = 2^-24 (phase4_spmv/tolerance.h)");
+  INFO("tolerance per row: (len + 1) u sum|a_ij x_j|, u = 2^-24 (phase4_spmv/harness/tolerance.h)");
   const std::string failure = grade_spmv(launcher, run, a, seed);
   if (!failure.empty()) FAIL(failure);
 }

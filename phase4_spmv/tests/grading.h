@@ -3,7 +3,7 @@
 // no entries, empty rows, one row holding every entry, non-square, warp-size +- 1 rows, the five
 // generators small and large, and small Matrix Market files checked in under tests/data/), x ringed
 // with NaN canaries (a read out of range shows as NaN), y poisoned and guarded, and the per-row
-// tolerance of tolerance.h against the double reference.
+// tolerance of harness/tolerance.h against the double reference.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sparse.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
+#include "phase4_spmv/harness/sparse.h"
 
 struct SpmvCase {
   std::string name;  // says what the matrix is and its seed, e.g. "powerlaw 2000x2000 alpha 2 (seed 11)"

@@ -9,8 +9,8 @@
 #include "common/buffer.h"
 #include "common/testing.h"
 #include "common/verify.h"
-#include "phase4_spmv/device_matrix.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/device_matrix.h"
+#include "phase4_spmv/harness/lesson_support.h"
 #include "phase4_spmv/tests/grading.h"
 
 namespace {
@@ -221,7 +221,7 @@ void check_spmm(const std::string& launcher, const SpmmRun& run, const SpmmCase&
                 << " (replay with WB_SEED=" << seed << ")");
   const sp::Csr a = c.make();
   INFO("the matrix: " << describe_matrix(a));
-  INFO("bound per element: (len + 1) u sum_i |a_ri X[c_i, j]|, u = 2^-24 (phase4_spmv/spmm_reference.h)");
+  INFO("bound per element: (len + 1) u sum_i |a_ri X[c_i, j]|, u = 2^-24 (phase4_spmv/harness/spmm_reference.h)");
   const std::string failure = grade_spmm(launcher, run, a, k, seed, calls);
   if (!failure.empty()) FAIL(failure);
 }

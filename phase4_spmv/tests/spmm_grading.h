@@ -4,7 +4,7 @@
 // of 40000 to 65536 entries at the start, middle and end, a long row among empty ones, primes and
 // larger generated matrices; X ringed with NaN canaries (a read out of range gives NaN), Y poisoned (an
 // unwritten element shows) and guarded (a write past the end shows), and the per-element bound of
-// spmm_reference.h. A failure ends with a sentence that names the likely bug: empty rows not stored,
+// harness/spmm_reference.h. A failure ends with a sentence that names the likely bug: empty rows not stored,
 // columns of Y no lane covers, the last rows skipped, X read column-major, the pieces of long rows lost
 // or added onto poison.
 #pragma once
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "common/sparse.h"
-#include "phase4_spmv/spmm_reference.h"
+#include "phase4_spmv/harness/sparse.h"
+#include "phase4_spmv/harness/spmm_reference.h"
 
 struct SpmmCase {
   std::string name;  // says what the matrix is and its seed

@@ -10,9 +10,9 @@
 
 #include "common/catch.h"
 #include "common/data.h"
-#include "phase4_spmv/lesson_support.h"
-#include "phase4_spmv/spmm_reference.h"
-#include "phase4_spmv/tolerance.h"
+#include "phase4_spmv/harness/lesson_support.h"
+#include "phase4_spmv/harness/spmm_reference.h"
+#include "phase4_spmv/harness/tolerance.h"
 
 namespace {
 

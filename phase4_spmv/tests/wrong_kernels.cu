@@ -6,7 +6,7 @@
 #include "common/check.h"
 #include "common/planted_bugs.cuh"
 #include "common/util.h"
-#include "phase4_spmv/device_matrix.h"
+#include "phase4_spmv/harness/device_matrix.h"
 #include "phase4_spmv/tests/wrong_kernels.h"
 
 namespace {

@@ -4,7 +4,7 @@
 // BF16 (poisoned, guarded) and L in FP32 (poisoned, guarded); seq 1 to 1000 around the tiles, d 64 and
 // 128, 1 and 3 heads, causal and not (causal rows with a single visible key), cross shapes when not causal
 // (seq_q != seq_k: 17x65 to 1000x63, 4096x1024 and 1024x4096), logits near +-1e4, seq 4096 and the
-// lesson's 16x4096x128 against the cuBLAS path. The bound is BF16's (reference.cpp): 2^-8 of
+// lesson's 16x4096x128 against the cuBLAS path. The bound is BF16's (harness/reference.cpp): 2^-8 of
 // sum p|v| for P rounded to BF16 before P V, 2^-8 of |O| for O's rounding, and the FP32 terms with
 // truncating tensor-core sums; L, from the FP32 row sum, to FP32's bound.
 #include "common/testing.h"

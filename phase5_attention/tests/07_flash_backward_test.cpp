@@ -2,7 +2,7 @@
 // Graded tests for 5.07 flash_backward (tests/backward_grading.h): BF16 Q, K, V, dO (the same random floats
 // as 5.05, rounded), O and L from the forward, all between NaN canaries; dQ, dK, dV (BF16) poisoned and
 // guarded, the workspace guarded. Every element of each gradient against the CPU reference in double
-// within its own bound (reference_backward.cpp: about 2^-7 of its magnitude for the BF16 roundings of
+// within its own bound (harness/reference_backward.cpp: about 2^-7 of its magnitude for the BF16 roundings of
 // P, dS and the output): seq 1 to 257 around the tiles, 1 to 3 heads, d 64 and 128, causal and not,
 // seq_q != seq_k both ways, logits near +-1e4; seq 4096 against the unfused cuBLAS backward.
 #include "common/testing.h"

@@ -5,7 +5,7 @@
 // query and 128-key tiles (127, 128, 129, 255, 256, 383; cross shapes such as 129x127 and 127x385), d 64
 // and 128, 1 to 3 heads (a TMA box that crossed into the next head's rows shows from head 1 on), causal
 // and not, logits near +-1e4, seq 4096 and the lesson's 16x4096x128 against the cuBLAS path. The bound is
-// BF16's, derived in reference.cpp (5.05's test says how). Needs a Hopper GPU (sm_90a): elsewhere the test
+// BF16's, derived in harness/reference.cpp (5.05's test says how). Needs a Hopper GPU (sm_90a): elsewhere the test
 // skips with one line (exit 77). An mbarrier wait that cannot complete stops the kernel after 2 s with a
 // message instead of hanging; the test then fails on the launch.
 #include <stdexcept>

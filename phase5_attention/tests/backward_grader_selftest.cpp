@@ -9,7 +9,7 @@
 
 #include "common/buffer.h"
 #include "common/testing.h"
-#include "phase5_attention/reference_backward_gpu.h"
+#include "phase5_attention/harness/reference_backward_gpu.h"
 #include "phase5_attention/tests/backward_grading.h"
 #include "phase5_attention/tests/backward_wrong_kernels.h"
 

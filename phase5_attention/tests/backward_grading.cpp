@@ -9,7 +9,7 @@
 #include "common/bf16.h"
 #include "common/buffer.h"
 #include "common/testing.h"
-#include "phase5_attention/reference_backward_gpu.h"
+#include "phase5_attention/harness/reference_backward_gpu.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The grader of 5.07's backward pass: the CPU reference in double (every element of dQ, dK and dV, each
-// within its own bound: reference_backward.cpp) on shapes around the tiles, seq_q != seq_k both ways,
+// within its own bound: harness/reference_backward.cpp) on shapes around the tiles, seq_q != seq_k both ways,
 // logits near 1e4; two heads of seq 4096 against the unfused cuBLAS backward (checked against the CPU
 // in gpu.p5.grader) with per-element magnitudes from the same pipeline on absolute values. Inputs
 // (BF16 Q, K, V, O, dO; FP32 L) between NaN canaries, outputs poisoned between canaries, the workspace
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/reference_backward.h"
+#include "phase5_attention/harness/reference_backward.h"
 
 struct BackwardCase {
   AttentionShape shape;

@@ -4,8 +4,8 @@
 // Q K^T and O += P V summed either as tensor cores do (Fasi, Higham, Mikaitis and Pranesh 2021: blocks
 // of exact products aligned to the largest exponent and truncated, as phase 1's reference test models
 // them) or in plain FP32; exp2 with log2(e) folded into the scale; P rounded to BF16 before P V while l
-// sums the unrounded p in FP32; O rounded to BF16 once. With one switchable bug, the same ones the
-// grader self-test plants on the GPU.
+// sums the unrounded p in FP32; O rounded to BF16 once; a row that saw no key gives O = 0 and L = -inf
+// (5.08's epilogue). With one switchable bug, the same ones the grader self-test plants on the GPU.
 #pragma once
 
 #include <algorithm>
@@ -15,11 +15,24 @@
 #include <vector>
 
 #include "common/bf16.h"
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 
 namespace p5model {
 
-enum class Bug { None, MissingRescale, ScaleTwice, CausalOffByOne, DropsLastTile, NoMask, CountsTailKeys };
+// 5.08's: OutputNotRescaled (l rescaled, the output accumulator not), SkipsDiagonalTile (causal: a block of
+// `tile` rows visits the key tiles before its own only), LseBase2 (L = m log2(e) + log2(l), exp2's units).
+enum class Bug {
+  None,
+  MissingRescale,
+  ScaleTwice,
+  CausalOffByOne,
+  DropsLastTile,
+  NoMask,
+  CountsTailKeys,
+  OutputNotRescaled,
+  SkipsDiagonalTile,
+  LseBase2
+};
 
 struct Bf16Kernel {
   int tile = 64;             // keys per tile
@@ -76,6 +89,8 @@ inline void bf16_attention_row(const AttentionShape& s, const p5::AttentionInput
   if (s.causal && kernel.bug != Bug::NoMask)
     end = std::min(s.seq_k, row + 1 + (s.seq_k - s.seq_q) + (kernel.bug == Bug::CausalOffByOne ? 1 : 0));
   if (kernel.bug == Bug::DropsLastTile) end = end / kernel.tile * kernel.tile;
+  if (s.causal && kernel.bug == Bug::SkipsDiagonalTile)
+    end = std::min(end, (row + s.seq_k - s.seq_q) / kernel.tile * kernel.tile);
   // CountsTailKeys: the last tile's keys past `end` take part with a logit of 0 and a value of 0.
   const int padded = kernel.bug == Bug::CountsTailKeys ? (end + kernel.tile - 1) / kernel.tile * kernel.tile : end;
   float m = -std::numeric_limits<float>::infinity(), l = 0.0f;
@@ -93,7 +108,8 @@ inline void bf16_attention_row(const AttentionShape& s, const p5::AttentionInput
     }
     const float rescale = kernel.bug == Bug::MissingRescale ? 1.0f : std::exp2((m - m_new) * c);
     l *= rescale;
-    for (float& a : acc) a *= rescale;
+    if (kernel.bug != Bug::OutputNotRescaled)
+      for (float& a : acc) a *= rescale;
     std::vector<float> p(k1 - k0);
     for (int j = k0; j < k1; ++j) {
       const float e = std::exp2(std::fma(scores[j - k0], c, -(m_new * c)));
@@ -107,8 +123,9 @@ inline void bf16_attention_row(const AttentionShape& s, const p5::AttentionInput
     }
     m = m_new;
   }
-  for (int col = 0; col < d; ++col) o[col] = wb::round_to_bf16(acc[col] / l);
+  for (int col = 0; col < d; ++col) o[col] = l > 0.0f ? wb::round_to_bf16(acc[col] / l) : 0.0f;
   *lse = m * s_scale + std::log(l);
+  if (kernel.bug == Bug::LseBase2) *lse *= 1.44269504088896341f;
 }
 
 // Every row of every head: O [heads][seq_q][d] and L [heads][seq_q], as a kernel would write them.

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // A grader that passes a wrong kernel is the worst bug of a course: plant each bug the phase 5 grader
 // claims to diagnose and check that it fails with the sentence that names it, while a correct kernel
-// passes (FP32, decoding, and 5.05's BF16); and check the cuBLAS path, which grades the large shapes,
-// against the CPU reference.
+// passes (FP32, decoding, 5.05's BF16, and 5.08's Hopper kernel on a Hopper GPU); and check the cuBLAS
+// path, which grades the large shapes, against the CPU reference.
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/check.h"
 #include "common/testing.h"
-#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/harness/reference_gpu.h"
 #include "phase5_attention/tests/grading.h"
 #include "phase5_attention/tests/wrong_kernels.h"
 
@@ -278,6 +279,101 @@ TEST_CASE("the cuBLAS path that grades seq 4096 matches the CPU reference", "[gp
       decode.shape.seq_k = 257;
       INFO("the cuBLAS path at seq_q 5, seq_k 257, d " << d << (causal ? ", causal" : ""));
       CHECK(grade_attention("attention_reference", reference, decode, wb::test::seed()).empty());
+    }
+  }
+}
+
+// ---- 5.08: the solution's Hopper kernel with one bug (tests/wrong_kernels_hopper.cu, sm_90a code) -----
+
+namespace {
+bool is_hopper() {
+  int major = 0, minor = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  if (major * 10 + minor != 90)
+    WARN("sm_" << major << minor << " is not Hopper: 5.08's sm_90a planted bugs are not run");
+  return major * 10 + minor == 90;
+}
+}  // namespace
+
+TEST_CASE("the BF16 grader accepts 5.08's kernel and names the Hopper bugs the values show",
+          "[gpu][grader][p5][hopper]") {
+  if (!is_hopper()) return;
+  const p5::AttentionData huge = p5::AttentionData::HugeLogits;
+  struct HopperPlant {
+    const char* what;
+    Bf16AttentionLauncher launch;
+    AttentionCase c;
+    const char* diagnosis;  // "" = the grader must accept it
+  };
+  // Shapes past one 128-key tile (the bugs live between tiles), the host model's (host.p5.grader-model
+  // judges the same bugs on a host model of the arithmetic).
+  const std::vector<HopperPlant> plants = {
+      {"5.08's kernel", planted_hopper_correct, make(3, 257, 128, true), ""},
+      {"5.08's kernel, d = 64", planted_hopper_correct, make(2, 1000, 64, false), ""},
+      {"5.08's kernel, causal, d = 64, three query tiles", planted_hopper_correct, make(2, 383, 64, true), ""},
+      {"5.08's kernel, logits near 1e4", planted_hopper_correct, make(3, 257, 128, false, huge), ""},
+      {"5.08's kernel, seq 1", planted_hopper_correct, make(1, 1, 64, true), ""},
+      {"O not rescaled when the max grows (l is)", planted_hopper_output_not_rescaled, make(2, 1000, 64, false),
+       "rescaled by exp(m_old - m_new) together with l"},
+      {"O not rescaled, seq 257", planted_hopper_output_not_rescaled, make(3, 257, 64, false),
+       "rescaled by exp(m_old - m_new) together with l"},
+      {"causal blocks skipping their diagonal tile", planted_hopper_skips_diagonal_tile, make(2, 383, 64, true),
+       "skip their diagonal tile"},
+      {"the last tile's keys past seq_k not masked", planted_hopper_tail_unmasked, make(2, 257, 64, false),
+       "were counted"},
+      {"L in exp2's units (m log2 e + log2 l)", planted_hopper_lse_base2, make(2, 257, 64, true),
+       "O is right but L is not"},
+  };
+  for (const HopperPlant& p : plants) {
+    INFO("planted: " << p.what);
+    const std::string verdict = grade_attention_bf16("planted", p.launch, p.c, wb::test::seed());
+    INFO("grader said: " << verdict);
+    if (std::string(p.diagnosis).empty()) {
+      CHECK(verdict.empty());
+    } else {
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+  }
+  // What no run is sure to show is the grade's source check's: tools/hopper_order_check.py fails both
+  // (host.p1.hopper-order-check plants them in the solution's text). One graded run each, for the record.
+  const std::pair<const char*, Bf16AttentionLauncher> races[] = {
+      {"a stage released before the wgmma_wait_group that retires its P V", planted_hopper_early_release},
+      {"no fence.proxy.async before the TMA store of O", planted_hopper_no_store_fence}};
+  for (const auto& [what, launch] : races) {
+    const std::string verdict = grade_attention_bf16("planted", launch, make(2, 1000, 128, false), wb::test::seed());
+    WARN("5.08, " << what << ": " << (verdict.empty() ? "passed" : "failed") << " one graded run; the grade's "
+                  << "source check (tools/hopper_order_check.py) fails it whatever the run shows");
+  }
+}
+
+// Its own process (gpu.p5.hopper-parity): the wait on the other parity either returns before the tile
+// has landed (wrong values) or waits for a phase that needs the consumers' own release, and the bounded
+// wait traps after 2 s: a launch failure that leaves the CUDA context unusable for any case after it.
+TEST_CASE("planted wrong parity: 5.08's consumers wait on the other phase, and the grade fails",
+          "[.][gpu][grader][p5][hopper][planted-parity]") {
+  if (!is_hopper()) return;
+  const std::string verdict =
+      grade_attention_bf16("planted", planted_hopper_wrong_parity, make(2, 1000, 128, false), wb::test::seed());
+  INFO("grader said: " << verdict);
+  CHECK(!verdict.empty());
+  WARN("wrong parity: " << verdict.substr(0, 240));
+}
+
+// Not in the suite ([.race], run by hand on a Hopper GPU): how often one graded run catches 5.08's early
+// release and missing store fence, which the grade leaves to tools/hopper_order_check.py.
+TEST_CASE("how often a run catches 5.08's early release or missing store fence", "[.race][gpu][p5][hopper]") {
+  if (!is_hopper()) return;
+  const std::pair<const char*, Bf16AttentionLauncher> races[] = {{"early release", planted_hopper_early_release},
+                                                                 {"no store fence", planted_hopper_no_store_fence}};
+  for (const auto& [what, launch] : races) {
+    for (const AttentionCase& c : {make(2, 4096, 128, false), make(16, 4096, 128, false)}) {
+      constexpr int kRuns = 10;
+      int caught = 0;
+      for (int r = 0; r < kRuns; ++r)
+        caught += grade_attention_bf16("planted", launch, c, wb::test::seed() + r).empty() ? 0 : 1;
+      WARN(what << " at " << c.shape.heads << "x" << c.shape.seq_q << "x128: caught by " << caught << " of " << kRuns
+                << " graded runs");
     }
   }
 }

@@ -2,6 +2,7 @@
 #include "phase5_attention/tests/grading.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -11,7 +12,7 @@
 #include "common/buffer.h"
 #include "common/device.h"
 #include "common/testing.h"
-#include "phase5_attention/reference_gpu.h"
+#include "phase5_attention/harness/reference_gpu.h"
 
 namespace {
 
@@ -187,6 +188,19 @@ std::vector<Hypothesis> hypotheses(const AttentionShape& s, int splits) {
       h.push_back({off, "O matches a causal mask that is off by one (query i sees keys up to " + sees +
                             (shift > 0 ? " + 1" : " - 1") + "): key j is visible to query i exactly when j <= " + sees +
                             (offset == 0 ? ", so row 0 sees key 0 alone." : ", so the last query sees every key.")});
+    }
+    // After the off-by-one masks, which these would shadow: a mask one key short gives row 64 t the keys
+    // below 64 t, as a skipped diagonal tile of 64 does.
+    if (offset == 0) {
+      for (int tile : {64, 128}) {
+        ReferenceVariant skip;
+        skip.causal_skip_tile = tile;
+        h.push_back({skip, "O matches a causal kernel whose blocks of " + std::to_string(tile) +
+                               " query rows skip their diagonal tile: the rows of tile t see keys below " +
+                               std::to_string(tile) +
+                               " t only (the rows of tile 0 none). A block must visit every key tile up to and "
+                               "including the one that holds its last row, the diagonal one with the mask."});
+      }
     }
   }
   ReferenceVariant twice;
@@ -579,6 +593,7 @@ std::string grade_generic(const char* name, const AttentionCase& c, std::uint64_
   q.upload(wb::device_values<T>(in.q));
   k.upload(wb::device_values<T>(in.k));
   v.upload(wb::device_values<T>(in.v));
+  const auto started = std::chrono::steady_clock::now();
   try {
     launch(q.data(), k.data(), v.data(), o.data(), l.data(), workspace.data());
   } catch (const wb::CudaError& e) {
@@ -587,8 +602,19 @@ std::string grade_generic(const char* name, const AttentionCase& c, std::uint64_
     return std::string(name) + " refused the shape: " + e.what();
   }
   const cudaError_t ran = cudaDeviceSynchronize();
-  if (ran != cudaSuccess)
-    return std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
+  if (ran != cudaSuccess) {
+    std::string failed =
+        std::string("the kernel of ") + name + " failed while running: " + wb::test::explain_execution_error(ran);
+    // 5.08's mbarrier waits are bounded: a wait that has not completed within 2 s stops the kernel.
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (seconds > 1.5)
+      failed += " It failed after " + std::to_string(static_cast<int>(seconds)) +
+                " s: a kernel whose mbarrier waits are bounded stops itself when a wait has not completed within "
+                "2 s, so some wait never completed: a wrong parity (a fresh barrier counts the phase before "
+                "phase 0, parity 1, as complete; the parity flips at every pass over the ring), an arrival "
+                "nobody makes, or an expect_tx byte count that never arrives.";
+    return failed;
+  }
   const std::pair<const char*, wb::GuardReport> guards[] = {
       {"O", o.check_guards()}, {"L", l.check_guards()}, {workspace_name, workspace.check_guards()},
       {"Q", q.check_guards()}, {"K", k.check_guards()}, {"V", v.check_guards()}};

@@ -5,7 +5,7 @@
 // buffers, outputs poisoned; and, when something is wrong, a sentence naming the likely bug. The FP32
 // kernels and 5.05's BF16 one go through the same core: BF16 inputs are the same random floats rounded
 // to BF16 (the references use the rounded values), in BF16 buffers ringed with BF16 NaNs; O in BF16
-// poisoned with BF16's poison; L in FP32; the bound is BF16's (reference.cpp derives both).
+// poisoned with BF16's poison; L in FP32; the bound is BF16's (harness/reference.cpp derives both).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 
 struct AttentionCase {
   AttentionShape shape;

@@ -3,7 +3,7 @@
 // that what gpu.p5.grader proves on the GPU is also checked on every build host: a correct
 // FlashAttention-2 model (P in BF16, truncating tensor-core sums or plain FP32 ones, tiles of 64 or 128)
 // passes on the self-test's shapes, and each planted bug fails with the sentence that names it (those of
-// the self-test's BF16 plants, and two of its FP32 ones).
+// the self-test's BF16 plants, two of its FP32 ones, and those of 5.08's Hopper plants the values show).
 #include <string>
 #include <vector>
 
@@ -73,10 +73,33 @@ TEST_CASE("the BF16 grader names each bug planted in a model of the kernel", "[h
       {"counting the zero padding of the last key tile", p5model::Bug::CountsTailKeys, make(3, 65, 128, false),
        "were counted"},
   };
+  // 5.08's plants the values show (tests/wrong_kernels_hopper.cu), on 128-key tiles and the shapes of
+  // gpu.p5.grader's Hopper case.
+  const std::vector<Plant> hopper_plants = {
+      {"5.08: O not rescaled when the max grows (l is)", p5model::Bug::OutputNotRescaled, make(2, 1000, 64, false),
+       "rescaled by exp(m_old - m_new) together with l"},
+      {"5.08: O not rescaled, seq 257", p5model::Bug::OutputNotRescaled, make(3, 257, 64, false),
+       "rescaled by exp(m_old - m_new) together with l"},
+      {"5.08: the diagonal tile skipped", p5model::Bug::SkipsDiagonalTile, make(2, 383, 64, true),
+       "skip their diagonal tile"},
+      {"5.08: the last tile's keys past seq_k not masked", p5model::Bug::CountsTailKeys, make(2, 257, 64, false),
+       "were counted"},
+      {"5.08: L in exp2's units", p5model::Bug::LseBase2, make(2, 257, 64, true), "O is right but L is not"},
+  };
   for (const bool tensor_cores : {true, false}) {
     for (const Plant& p : plants) {
       p5model::Bf16Kernel kernel;
       kernel.tensor_cores = tensor_cores;
+      kernel.bug = p.bug;
+      INFO("planted: " << p.what << (tensor_cores ? ", tensor-core sums" : ", FP32 sums"));
+      const std::string verdict = judge_model(kernel, p.c);
+      INFO("grader said: " << verdict);
+      CHECK(verdict.find(p.diagnosis) != std::string::npos);
+    }
+    for (const Plant& p : hopper_plants) {
+      p5model::Bf16Kernel kernel;
+      kernel.tensor_cores = tensor_cores;
+      kernel.tile = 128;
       kernel.bug = p.bug;
       INFO("planted: " << p.what << (tensor_cores ? ", tensor-core sums" : ", FP32 sums"));
       const std::string verdict = judge_model(kernel, p.c);

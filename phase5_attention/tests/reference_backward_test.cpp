@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The CPU backward reference (reference_backward.cpp) against central differences of the CPU forward:
+// The CPU backward reference (harness/reference_backward.cpp) against central differences of the CPU forward:
 // the loss sum(dO o O) moved by a small step in one element of Q, K or V changes by the gradient times
 // the step. Host only.
-#include "phase5_attention/reference_backward.h"
+#include "phase5_attention/harness/reference_backward.h"
 
 #include <cmath>
 #include <vector>

@@ -2,7 +2,7 @@
 // Host tests of the phase 5 references: the CPU attention on cases worked by hand, the variants the
 // grader uses to name bugs, the error bound's growth, and 5.05's BF16 bound against a model of the
 // kernel's arithmetic (tests/bf16_model.h): a correct kernel inside it, the planted bugs outside.
-#include "phase5_attention/reference.h"
+#include "phase5_attention/harness/reference.h"
 
 #include <algorithm>
 #include <cmath>

@@ -68,3 +68,30 @@ void planted_bf16_kv_head_offset_seq_q(const __nv_bfloat16* Q, const __nv_bfloat
                                        __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
 void planted_bf16_key_bound_seq_q(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
                                   __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+
+// 5.08: the solution's Hopper kernel, right or with one bug (tests/wrong_kernels_hopper.cu, compiled for
+// sm_90a only: call them on a Hopper GPU only). The correct one takes d 64 and 128, causal or not; each
+// planted one the head dimension and causality named in its comment only (std::invalid_argument else).
+void planted_hopper_correct(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
+                            float* L, const AttentionShape& shape, cudaStream_t stream);
+// d 128: the consumers' full-barrier waits on the other parity (stale tiles, or a trap after 2 s).
+void planted_hopper_wrong_parity(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                 __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+// d 64: O not rescaled when the max moves (l is).
+void planted_hopper_output_not_rescaled(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                        __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+// d 64, causal: the diagonal key tile skipped.
+void planted_hopper_skips_diagonal_tile(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                        __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+// d 64: the last key tile's keys past seq_k not masked.
+void planted_hopper_tail_unmasked(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                  __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+// d 64, causal: L in exp2's units.
+void planted_hopper_lse_base2(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
+                              float* L, const AttentionShape& shape, cudaStream_t stream);
+// d 128: what the source check catches: a stage released before the wgmma_wait_group that retires its
+// P V; no proxy fence before the TMA store of O.
+void planted_hopper_early_release(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                  __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);
+void planted_hopper_no_store_fence(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,
+                                   __nv_bfloat16* O, float* L, const AttentionShape& shape, cudaStream_t stream);

@@ -90,7 +90,7 @@ std::string judge_collective(const CollectiveJob& job, int ranks, int rank, cons
   if (untouched > 0 && untouched == wrong && first_untouched > last_right)
     return report.str() + "Only the first " + std::to_string(first_untouched) + " elements were written: the count " +
            "given to " + nccl_call(job.op) + " is too small (NCCL's count: each rank's recvcount for a " +
-           "reduce-scatter, sendcount for an all-gather; collectives.h).";
+           "reduce-scatter, sendcount for an all-gather; harness/collectives.h).";
   if (job.op == Collective::Broadcast && poison_of_other == wrong && poisoned != job.root)
     return report.str() + "It holds what rank " + std::to_string(poisoned) + "'s buffer held before the call, and " +
            "NCCL reads only the root's (rank " + std::to_string(job.root) + "): a broadcast from the wrong root.";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The grader's half for NCCL's collectives (6.03): every rank's result judged exactly (inputs a x 8^rank,
 // so a value says whose input it is), outputs poisoned per rank, counts with tails, in and out of place;
-// runs happen in worker processes (collectives.h), so a deadlock is a diagnosis after a timeout, never a
+// runs happen in worker processes (harness/collectives.h), so a deadlock is a diagnosis after a timeout, never a
 // hang; and the bus bandwidth formulas checked on the host.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "phase6_multi_gpu/collectives.h"
+#include "phase6_multi_gpu/harness/collectives.h"
 
 namespace p6 {
 namespace test {

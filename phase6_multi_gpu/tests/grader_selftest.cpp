@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/testing.h"
-#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
 #include "phase6_multi_gpu/tests/collectives_grading.h"
 #include "phase6_multi_gpu/tests/grading.h"
 #include "phase6_multi_gpu/tests/mlp_grading.h"

@@ -12,7 +12,7 @@
 #include "common/check.h"
 #include "common/data.h"
 #include "common/testing.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
 
 namespace p6 {
 namespace test {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "phase6_multi_gpu/ranks.h"
+#include "phase6_multi_gpu/harness/ranks.h"
 
 namespace p6 {
 namespace test {

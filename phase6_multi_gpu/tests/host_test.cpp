@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "common/testing.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/tests/grading.h"
-#include "phase6_multi_gpu/topology.h"
 
 TEST_CASE("parse_topo_cell reads the link between two GPUs from nvidia-smi topo -m", "[host][p6]") {
   const std::string topo =

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The grader's half for 6.05's tensor-parallel MLP: small shapes with odd sizes (hidden a multiple of the
 // rank count, nothing else), random BF16 inputs, every element of every rank's Y against the FP64
-// reference within its derived tolerance (mlp_support.h), outputs poisoned and guarded; a result that
+// reference within its derived tolerance (harness/mlp_support.h), outputs poisoned and guarded; a result that
 // equals one rank's partial sum is named as a missing all-reduce.
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "phase6_multi_gpu/mlp_support.h"
-#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/harness/mlp_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
 
 namespace p6 {
 namespace test {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "phase6_multi_gpu/overlap_support.h"
+#include "phase6_multi_gpu/harness/overlap_support.h"
 #include "phase6_multi_gpu/tests/grading.h"
 
 namespace p6 {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/testing.h"
-#include "phase6_multi_gpu/ring_support.h"
+#include "phase6_multi_gpu/harness/ring_support.h"
 #include "phase6_multi_gpu/tests/overlap_grading.h"
 
 TEST_CASE("the overlap grader names what went wrong with a rank's gradients", "[host][p6]") {

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "phase6_multi_gpu/overlap_support.h"
+#include "phase6_multi_gpu/harness/overlap_support.h"
 
 void planted_overlap_correct(const p6::BackwardModel& m, float* const* g, std::size_t b, p6::RankGroup& group,
                              p6::GradientComm& comm);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// A rank worker (collectives.h) with NCCL's collectives right, or with one planted bug, chosen by the
+// A rank worker (harness/collectives.h) with NCCL's collectives right, or with one planted bug, chosen by the
 // environment variable P6_PLANTED_BUG (set by the grader's self-test before it starts the workers):
 //   none            right
 //   no_group        one thread issues each rank's collective and waits for it before the next rank's, with
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/check.h"
-#include "phase6_multi_gpu/collectives.h"
-#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/harness/collectives.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
 
 namespace {
 

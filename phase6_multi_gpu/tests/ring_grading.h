@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "phase5_attention/reference.h"
-#include "phase6_multi_gpu/ring_support.h"
+#include "phase5_attention/harness/reference.h"
+#include "phase6_multi_gpu/harness/ring_support.h"
 #include "phase6_multi_gpu/tests/grading.h"
 
 namespace p6 {

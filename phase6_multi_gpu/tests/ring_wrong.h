@@ -3,7 +3,7 @@
 // by lessons.
 #pragma once
 
-#include "phase6_multi_gpu/ring_support.h"
+#include "phase6_multi_gpu/harness/ring_support.h"
 
 #define WB_DECLARE_PLANTED_RING(fn)                                                                              \
   void fn(const float* const* Q, const float* const* K, const float* const* V, float* const* O, float* const* L, \

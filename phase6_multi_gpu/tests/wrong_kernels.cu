@@ -134,7 +134,7 @@ void planted_copy_nothing(float* dst, const float* src, std::size_t count, cudaS
 
 // ---- 6.05 ------------------------------------------------------------------------------------------------
 
-#include "phase2_elementwise/activations.cuh"
+#include "phase2_elementwise/harness/activations.cuh"
 
 std::vector<p6::bf16> planted_shard_w1_columns(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank,
                                                int ranks) {

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "phase6_multi_gpu/ranks.h"
+#include "phase6_multi_gpu/harness/ranks.h"
 
 // 6.02: a ring all-reduce, right or with one bug.
 void planted_ring_correct(const float* const* send, float* const* recv, std::size_t count, p6::RankGroup& group);
@@ -36,8 +36,8 @@ void planted_copy_nothing(float* dst, const float* src, std::size_t count, cudaS
 
 #include <vector>
 
-#include "phase6_multi_gpu/mlp_support.h"
-#include "phase6_multi_gpu/nccl_support.h"
+#include "phase6_multi_gpu/harness/mlp_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
 
 // W1 by columns, W2 by rows, block `rank` of the hidden units (right).
 std::vector<p6::bf16> planted_shard_w1_columns(const std::vector<p6::bf16>& w1, const p6::MlpShape& shape, int rank,

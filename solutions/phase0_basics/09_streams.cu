@@ -22,10 +22,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "common/stream.h"
 #include "common/workbook.h"
 #include "phase0_basics/basics.cuh"
-#include "phase0_basics/reference.h"
+#include "phase0_basics/harness/reference.h"
+#include "phase0_basics/harness/stream.h"
 
 namespace {
 

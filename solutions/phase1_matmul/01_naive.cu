@@ -15,7 +15,7 @@
 // Previous: 0.11 histogram (0.05 coalescing has the memory side). Next: 1.02 coalesced.
 
 #include "common/workbook.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/matmul.cuh"
 
 namespace {

@@ -14,7 +14,7 @@
 // Previous: 1.01 naive. Next: 1.03 smem_tiled.
 
 #include "common/workbook.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/matmul.cuh"
 
 namespace {

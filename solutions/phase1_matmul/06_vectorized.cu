@@ -21,7 +21,7 @@
 #include <cstdint>
 
 #include "common/workbook.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/matmul.cuh"
 
 namespace {

@@ -9,10 +9,11 @@
 // C), and the launcher's kSmemBytes and kGroupM; the tile shape is given (see the launcher). The
 // kernel takes WMITER x WNITER sub-tiles per warp tile, but the graded shape has one (WMITER =
 // WNITER = 1): the phase README says how to test your sub-tile indexing too.
-// You decide: how the A and B tiles sit in shared memory, so that a lane's fragment reads are float4
-//             and a warp's stores spread over the banks; which part of the warp tile each lane owns;
-//             how a tile's loads, stores and barriers interleave with the FMAs, and how few barriers
-//             that needs; the order in which blocks take tiles, and its group height (kGroupM).
+// You decide: how the A and B tiles sit in shared memory (1.06's layout or your own), so that a
+//             lane's fragment reads are float4 and a warp's stores spread over the banks; which part
+//             of the warp tile each lane owns; how a tile's loads, stores and barriers interleave
+//             with the FMAs, and how few barriers that needs; the order in which blocks take tiles,
+//             and the value of its parameter (kGroupM).
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 10
 // (warptiling); CUTLASS, "Efficient GEMM in CUDA": the warp, not the block, is the unit that shares fragments.
 // Run:   ./workbook run 1.07 [-- --size 4096]
@@ -24,7 +25,7 @@
 #include <cstdint>
 
 #include "common/workbook.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/matmul.cuh"
 
 namespace {
@@ -35,7 +36,7 @@ namespace {
 // NTHREADS / 32 warps owns a WM x WN warp tile, computed as WMITER x WNITER sub-tiles of
 // (WM / WMITER) x (WN / WNITER); in every sub-tile each lane owns a TM x TN register tile. CHECKED
 // selects the guarded variant (any M, N, K, any alignment) over the fast one (whole tiles, float4).
-// GROUP_M > 0 hands out the block tiles in groups of GROUP_M tile rows (see below).
+// GROUP_M > 0 selects your order of the block tiles, with GROUP_M as its parameter (see below).
 template <int BM, int BN, int BK, int WM, int WN, int WNITER, int TM, int TN, int NTHREADS, int MIN_BLOCKS, int GROUP_M,
           bool CHECKED>
 __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)

@@ -25,7 +25,7 @@
 
 #include "common/check_cublas.h"
 #include "common/workbook.h"
-#include "phase1_matmul/lesson_support.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/matmul.cuh"
 
 // ---- kernels ----------------------------------------------------------------------------------------

@@ -6,9 +6,12 @@
 // Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c], one block per row.
 // Write rmsnorm_block_kernel (a float4 path and a plain one) and the launch shape in rmsnorm_block.
 // Any rows and cols >= 1 (rows * cols may pass 2^31); an all-zero row gives zeros, never NaN.
-// You decide: which items of the row each thread reads, and how many loads it has in flight before
-//             it uses the first; how the threads' sums meet in shared memory, and where the barriers
-//             go; how many threads a row gets, and the shared memory that takes.
+// Constraints: every thread's registers fit the given __launch_bounds__ (32 per thread, whatever
+// blockDim.x you launch); the reduction is race-free (racecheck) and no block hangs, for every
+// blockDim.x your launcher can pick.
+// You decide: which items of the row each thread reads, and how many bytes it has in flight;
+//             how the threads' sums meet in shared memory, and where the barriers go;
+//             how many threads a row gets, and the shared memory that takes.
 // Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); the shared-memory tree of Mark
 // Harris, "Optimizing Parallel Reduction in CUDA".
 // Run:   ./workbook run 2.05 [-- --size 16384x4096]
@@ -24,12 +27,12 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/rowwise_lesson.h"
+#include "phase2_elementwise/harness/lesson_support.h"
 
 namespace {
 
-// A load takes ~1 us from DRAM. A thread that waits for each load before it issues the next keeps
-// only 16 bytes (one float4) in flight, and the SM too few to fill the bus (see the napkin math below).
+// A load takes ~1 us from DRAM, and ~3 TB/s times 1 us is ~3 MB that must be in flight at every
+// moment to keep the bus busy: about 23 KB per SM of an H100 (the napkin math below counts yours).
 // float4s (or floats) each thread loads per step before it uses the first: four put 64 bytes per
 // thread in flight (one per step measured 74% of memcpy at 16384 x 4096 on an H100).
 constexpr int kItems = 4;
@@ -39,18 +42,17 @@ constexpr int kItems = 4;
 // One block per row: blockIdx.x is the row. blockDim.x and the dynamic shared memory are your
 // launcher's choice (below): make them what this kernel assumes. With kFloat4 the launcher has checked
 // that cols % 4 == 0 and that in, weight and out are 16-byte aligned, so every row starts on a float4
-// boundary. __launch_bounds__ (given): at most 1024 threads, and registers for as many such blocks
-// as an SM holds (two from Ampere's 2048 threads per SM on: 32 registers per thread), so long rows
-// still overlap one block's barriers with another's loads.
+// boundary. __launch_bounds__ (given, a constraint): ptxas compiles one kernel for every block size,
+// sized for two blocks of 1024 threads per SM (Ampere's 2048 threads per SM on), so every thread gets
+// at most 32 registers even when your launcher picks 64 or 256 threads; whatever a thread keeps in
+// flight must fit in them (ptxas -v shows spills).
 template <bool kFloat4>
 __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
-  // rows * cols passes 2^31 at 16384 x 131072: an offset into in or out must not wrap there.
   // size_t: an int product would wrap.
   const std::size_t row_start = static_cast<std::size_t>(blockIdx.x) * cols;
-  // Pass 1: the squares of this thread's share of the row. At each step a warp's loads should be
-  // coalesced, and a thread should have several independent loads in flight before it waits.
+  // Pass 1: the squares of this thread's share of the row.
   // A strided slice: neighbouring threads take neighbouring items, so a warp reads 32 neighbouring
   // items (coalesced). The float4 path takes kItems of them per step and issues all kItems loads
   // before it uses the first.

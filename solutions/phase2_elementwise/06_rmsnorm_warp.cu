@@ -28,7 +28,7 @@
 
 #include "common/workbook.h"
 #include "phase2_elementwise/elementwise.cuh"
-#include "phase2_elementwise/rowwise_lesson.h"
+#include "phase2_elementwise/harness/lesson_support.h"
 
 namespace {
 

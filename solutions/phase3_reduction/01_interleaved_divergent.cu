@@ -16,7 +16,7 @@
 // Previous: 2.10 layernorm (0.08 block_reduce has a first block sum). Next: 3.02 interleaved_strided.
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/reduction.cuh"
 

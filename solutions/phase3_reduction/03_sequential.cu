@@ -13,7 +13,7 @@
 // Previous: 3.02 interleaved_strided. Next: 3.04 first_add_during_load.
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/reduction.cuh"
 

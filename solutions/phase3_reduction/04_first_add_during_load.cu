@@ -17,7 +17,7 @@
 // Previous: 3.03 sequential. Next: 3.05 unroll_last_warp.
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/reduction.cuh"
 

@@ -22,7 +22,7 @@
 #include <stdexcept>
 
 #include "common/workbook.h"
-#include "phase3_reduction/lesson_support.h"
+#include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/passes.h"
 #include "phase3_reduction/reduction.cuh"
 

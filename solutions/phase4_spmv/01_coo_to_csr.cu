@@ -25,7 +25,7 @@
 
 #include "common/workbook.h"
 #include "phase4_spmv/cub_helpers.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

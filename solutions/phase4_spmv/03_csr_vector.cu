@@ -18,7 +18,7 @@
 // Previous: 4.02 csr_scalar. Next: 4.04 ell.
 
 #include "common/workbook.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "common/check_cusparse.h"
-#include "common/sparse.h"
 #include "common/workbook.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
+#include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

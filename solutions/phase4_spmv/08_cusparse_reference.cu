@@ -23,7 +23,7 @@
 
 #include "common/check_cusparse.h"
 #include "common/workbook.h"
-#include "phase4_spmv/lesson_support.h"
+#include "phase4_spmv/harness/lesson_support.h"
 #include "phase4_spmv/spmv.cuh"
 
 // ---- the plan ---------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@
 #include <string>
 
 #include "common/workbook.h"
-#include "phase4_spmv/spmm_lesson.h"
+#include "phase4_spmv/harness/spmm_lesson.h"
 #include "phase4_spmv/spmv.cuh"
 
 namespace {

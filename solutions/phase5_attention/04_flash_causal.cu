@@ -24,7 +24,7 @@
 
 #include "common/workbook.h"
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/lesson_support.h"
+#include "phase5_attention/harness/lesson_support.h"
 
 namespace {
 

@@ -5,14 +5,17 @@
 // You learn: 5.05's algorithm rebuilt from phase 1's Hopper rungs (phase1_matmul/hopper.cuh). A producer
 // warpgroup loads Q once and K and V tile by tile with TMA into a ring of mbarrier-guarded stages; two
 // consumer warpgroups (64 query rows each) run S = Q K^T on wgmma, the online softmax in registers, and
-// O += P V on wgmma with P read from registers: the FP32 accumulator rounded to BF16 pairs is the A
-// operand as it stands (5.05's trick, one size up). exp2 runs on the multi-function units, 256 times
-// slower per operation than the tensor cores: the consumers take turns, one exponentiating while the
-// other's products run (FlashAttention-3's ping-pong schedule).
+// O += P V on wgmma with P read from registers (5.05 did that with mma.sync: does its trick carry over
+// to wgmma's fragments?). exp2 runs on the multi-function units, 256 times slower per operation than
+// the tensor cores: the goal is a schedule in which the softmax hides under the products
+// (FlashAttention-3, sections 3.1-3.2).
 // Task: the producer's loop, the consumers' loop, the P V product, the softmax and the A fragment.
+// Given (5.04's lesson): which key tiles a causal block visits (key_tiles) and which need the mask
+// (needs_mask); the ring's barriers and their counts; the stage counts (see the launcher).
 // You decide: the parity of every wait (a fresh ring's first pass included); which wgmma groups are
-//             in flight while registers are read, so when a stage may go back to the producer; which
-//             key tiles a causal block visits and which need the mask.
+//             in flight while registers are read, so when a stage may go back to the producer; how
+//             the two consumers share the tensor cores, so that one's softmax hides under the other's
+//             products; which B layout and descriptor describe V as it is stored.
 // Source: Shah et al., "FlashAttention-3: Fast and Accurate Attention with Asynchrony and
 // Low-precision" (2024, arXiv 2407.08608), sections 3.1-3.2; PTX ISA, "wgmma.mma_async" and
 // "cp.async.bulk.tensor".
@@ -31,7 +34,7 @@
 #include "phase1_matmul/hopper.cuh"
 #include "phase1_matmul/mma_sm80.cuh"
 #include "phase5_attention/attention.cuh"
-#include "phase5_attention/lesson_support.h"
+#include "phase5_attention/harness/lesson_support.h"
 
 namespace {
 
@@ -42,8 +45,11 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kConsumers = 2;                     // consumer warpgroups, 64 query rows each
 constexpr int kBR = 64 * kConsumers;              // query rows per block
 constexpr int kThreads = (kConsumers + 1) * 128;  // + the producer warpgroup
-// setmaxnreg: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers. A consumer holds S (64 FP32),
-// O (D / 2 FP32), P (32 BF16 pairs) and its row statistics at once.
+// setmaxnreg: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers, moved between warpgroups at run
+// time. ptxas (CUDA 13.0) still compiles the whole kernel for its launch bound, 65536 / 384 threads:
+// 168 registers a thread (`-Xptxas -v` says so, and a spill stays the same size whatever the counts
+// here). That is the consumer's real budget: S (64 FP32), O (D / 2 FP32) and P (32 BF16 pairs) are
+// 160 at D = 128, too many to be live at once beside addresses and row statistics.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
 // Shared memory: the Q tile, STAGES K tiles, STAGES V tiles, then the barriers. A [ROWS][D] tile is
@@ -79,7 +85,8 @@ __device__ inline void issue_scores(float (&s)[BC / 2], const __nv_bfloat16* q_r
 }
 
 // O += P V for one V tile: BC / 16 wgmma m64nDk16, P from registers (p[kk]: keys 16 kk..16 kk + 15),
-// V MN-major (its rows are the keys, the k of this product). One committed group.
+// V from shared memory as TMA stored it, [key][d] (the keys are the k of this product). One committed
+// group.
 template <int D, int BC>
 __device__ inline void issue_pv(float (&o)[D / 2], std::uint32_t (&p)[BC / 16][4], const __nv_bfloat16* v_tile) {
   wgmma_fence_operands(o);
@@ -95,12 +102,21 @@ __device__ inline void issue_pv(float (&o)[D / 2], std::uint32_t (&p)[BC / 16][4
 // The online softmax of one tile of scores, in place: masks (keys past seq_k; causal: keys after the
 // row), updates the running max and sum of the thread's two rows, and leaves the unnormalised
 // probabilities in s; correction[h] is what O's row h must be multiplied by before P V is added.
+// Interface: s arrives as raw Q K^T (not yet scaled; scale_log2 is the softmax scale times log2 e),
+// and row_max holds the running max in those raw units: the given epilogue computes L from it.
 // Thread layout (hopper.cuh, WgmmaBf16): s[4 j + 2 h + e] is row lane / 4 + 8 h of the warp's 16,
 // key 8 j + 2 (lane % 4) + e of the tile; a row's 128 keys live in the 4 lanes of a quad.
 template <int BC, bool CAUSAL>
 __device__ inline void softmax_tile(float (&s)[BC / 2], float (&row_max)[2], float (&row_sum)[2],
                                     float (&correction)[2], bool mask, int key0, int row0, int seq_k, int lane,
                                     float scale_log2) {
+  // exp2 as ex2.approx.ftz: exp2f also scales its argument for results below 2^-126, a few
+  // instructions per element that probabilities (rounded to BF16 next) do not need.
+  auto exp2_ftz = [](float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+  };
   if (mask) {
 #pragma unroll
     for (int j = 0; j < BC / 8; ++j)
@@ -119,20 +135,20 @@ __device__ inline void softmax_tile(float (&s)[BC / 2], float (&row_max)[2], flo
     m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
     // All keys so far masked: m = -inf, and subtracting 0 keeps every exp2 at 0 instead of NaN.
     const float m_scaled = m == -INFINITY ? 0.0f : m * scale_log2;
-    correction[h] = exp2f(row_max[h] * scale_log2 - m_scaled);
+    correction[h] = exp2_ftz(row_max[h] * scale_log2 - m_scaled);
     row_max[h] = m;
     float sum = 0.0f;
 #pragma unroll
     for (int j = 0; j < BC / 8; ++j) {
-      s[4 * j + 2 * h] = exp2f(fmaf(s[4 * j + 2 * h], scale_log2, -m_scaled));
-      s[4 * j + 2 * h + 1] = exp2f(fmaf(s[4 * j + 2 * h + 1], scale_log2, -m_scaled));
+      s[4 * j + 2 * h] = exp2_ftz(fmaf(s[4 * j + 2 * h], scale_log2, -m_scaled));
+      s[4 * j + 2 * h + 1] = exp2_ftz(fmaf(s[4 * j + 2 * h + 1], scale_log2, -m_scaled));
       sum += s[4 * j + 2 * h] + s[4 * j + 2 * h + 1];
     }
     row_sum[h] = row_sum[h] * correction[h] + sum;
   }
 }
 
-// The probabilities rounded to BF16 pairs in wgmma's A layout: keys 16 kk.. are n8 blocks 2 kk, 2 kk + 1.
+// The probabilities rounded to BF16 pairs in wgmma's A layout, p[kk] for keys 16 kk..16 kk + 15.
 template <int BC>
 __device__ inline void to_bf16(std::uint32_t (&p)[BC / 16][4], const float (&s)[BC / 2]) {
 #pragma unroll
@@ -346,7 +362,10 @@ void launch_flash_hopper(const __nv_bfloat16* Q, const __nv_bfloat16* K, const _
 }  // namespace
 
 // 128 query rows (two consumer warpgroups) x 128 keys per tile; d = 128: 2 stages (160 KB of shared
-// memory), d = 64: 3 stages (112 KB).
+// memory), d = 64: 3 stages (112 KB). Why 2 at d = 128: the producer refills a stage as soon as both
+// consumers release it, so a stage's 64 KB of K and V has about one tile's work (2050 cycles of
+// products, napkin math below) to land, mostly from L2 (a head's query tiles run side by side);
+// 3 stages (225 KB) also fit under the 227 KB a block may opt into: yours to measure.
 void attention_flash_hopper(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,
                             float* L, const AttentionShape& shape, cudaStream_t stream) {
   validate_attention_shape(shape);

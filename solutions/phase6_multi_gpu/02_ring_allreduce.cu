@@ -6,12 +6,15 @@
 // all-gather (n - 1 more, passing the finished chunks on), each step moving one chunk per rank to its
 // neighbour, so every link carries 2 (n - 1) / n of the buffer whatever n is; how kernels read a
 // neighbour's memory over peer access (6.01); and how events order steps that run on different GPUs.
-// Task: the two kernels of a step and the launcher that chains 2 (n - 1) steps over the ranks.
+// Task: ring_allreduce (multi_gpu.cuh) as a ring: the step kernel, the cut into chunks, and the
+// launcher that chains 2 (n - 1) steps over the ranks. Correct means every element of every rank's output
+// exact, for any count, 1 to 8 ranks, in place or not, whatever the ranks' streams were still running.
 // Source: Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms for clusters of workstations"
 // (JPDC 2009); Baidu Research's "Bringing HPC techniques to deep learning" (2017); NCCL's ring algorithm.
-// You decide: how the buffer is cut into chunks (tails, 16-byte vectors); which chunk rank q works on at
-//             each step and where it reads it; which events each step records and waits for, and what
-//             must hold before the first step and after the last.
+// You decide: how the buffer is cut into chunks, and what that cut lets the step kernel assume; which
+//             chunk each rank works on at each step, and from which of its neighbour's buffers; which
+//             events each step records and waits for, at the call's entry and exit too; how the step
+//             kernel keeps the link busy (threads, blocks, loads in flight: 6.01 measured what it takes).
 // Run:   ./workbook run 6.02 [-- --size 64M]
 // Check: ./workbook check 6.02
 // Aim:   >= 80% of NCCL's bus bandwidth on the same GPUs at 256 MiB (64M floats).
@@ -25,10 +28,10 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/nccl_support.h"
-#include "phase6_multi_gpu/topology.h"
 
 namespace {
 
@@ -39,10 +42,10 @@ constexpr int kBlocksPerSm = 4;
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // One step of the ring on one rank, over one chunk of `count` floats: the reduce-scatter's
-// dst = mine + theirs (kAdd), or the all-gather's dst = theirs. `theirs` lives on the upstream
-// neighbour (a peer GPU, or the same GPU for virtual ranks): every load of it crosses the link, so keep
-// many in flight. dst, mine and theirs may be the same chunk of different buffers, never overlapping
-// ones.
+// dst = mine + theirs (kAdd), or the all-gather's dst = theirs. The kernel runs on the rank that owns
+// dst and mine; `theirs` lives on its upstream neighbour (a peer GPU, or the same GPU for virtual ranks),
+// so every load of it crosses the link. dst, mine and theirs may be the same chunk of different buffers,
+// never overlapping ones.
 template <bool kAdd>
 __global__ void ring_step_kernel(float* dst, const float* mine, const float* theirs, std::size_t count) {
   const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -88,8 +91,7 @@ __global__ void ring_step_kernel(float* dst, const float* mine, const float* the
 
 // ---- launcher ---------------------------------------------------------------------------------------
 
-// (maybe_unused: the stub calls neither helper until its ring is written.)
-[[maybe_unused]] int blocks_for(std::size_t count, int device) {
+int blocks_for(std::size_t count, int device) {
   int sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t per_block = static_cast<std::size_t>(kThreads) * kVectorsPerThread * 4;
@@ -102,6 +104,7 @@ struct ChunkRange {
   std::size_t begin, end;
 };
 
+// (maybe_unused: the stub does not call it until its ring is written.)
 [[maybe_unused]] ChunkRange chunk_range(int c, int n, std::size_t count) {
   // because chunk boundaries at multiples of 4 floats keep every chunk 16-byte aligned; the last chunks
   // take what is left (possibly nothing).

@@ -33,11 +33,11 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase6_multi_gpu/collectives.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/collectives.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/nccl_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/nccl_support.h"
-#include "phase6_multi_gpu/topology.h"
 
 // ---- communicators: one process for every GPU ----------------------------------------------------------
 

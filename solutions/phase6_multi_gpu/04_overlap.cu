@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/topology.h"
 
 namespace {
 

@@ -5,14 +5,16 @@
 // and its own keys and values, and the K/V blocks travel around the ring, one hop per step, so after n
 // steps every query has seen every key while no GPU ever held more than two blocks; how each block's
 // partial softmax merges into a row's running (max, sum, output), the rule of 2.08 and 5.06, so the
-// result equals attention on one GPU; and how the next block's copy hides behind this block's compute
-// (a double buffer, a copy stream, and events in both directions).
-// Task: ring attention from its API alone: the kernels, and the ring with its copies and events.
+// result equals attention on one GPU; and how the next block's copy hides behind this block's compute.
+// Task: ring_attention (multi_gpu.cuh) from its API alone, with what RingKV (harness/ring_support.h)
+// gives each rank. Correct means O and L of every rank equal attention over the whole sequence within
+// phase 5's FP32 bound, whatever the ranks' streams were still running when the call began.
 // Source: Liu, Zaharia, Abbeel, "Ring Attention with Blockwise Transformers for Near-Infinite Context"
 // (arXiv 2310.01889, 2023); Milakov and Gimelshein, "Online normalizer calculation for softmax" (2018).
 // You decide: how a block's kernel tiles queries and keys and how its logits merge into the running
 //             state; which block each rank computes with at each step, and where its keys sit in the
-//             sequence; which events each copy and each compute waits for.
+//             sequence; which slot each block lands in, and which events each copy and each compute
+//             waits for.
 // Run:   ./workbook run 6.06 [-- --size 8x8192x128]
 // Check: ./workbook check 6.06
 // Aim:   >= 1.8x the same attention on one GPU, on two GPUs (FP32).
@@ -28,10 +30,10 @@
 #include <vector>
 
 #include "common/workbook.h"
-#include "phase5_attention/reference.h"
-#include "phase6_multi_gpu/lesson_support.h"
+#include "phase5_attention/harness/reference.h"
+#include "phase6_multi_gpu/harness/lesson_support.h"
+#include "phase6_multi_gpu/harness/topology.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
-#include "phase6_multi_gpu/topology.h"
 
 namespace {
 

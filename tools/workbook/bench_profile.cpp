@@ -18,20 +18,6 @@ namespace {
 
 constexpr int kLessonTimeoutS = 600;
 
-std::string csv_field(const std::string& text) {
-  return text.find_first_of(",\"") == std::string::npos ? text : "\"" + text + "\"";
-}
-
-std::string lesson_csv_line(const std::string& source, const LessonRow& row) {
-  char numbers[160], peak[32] = "";  // an unknown peak stays an empty field
-  if (row.peak_known) std::snprintf(peak, sizeof peak, "%.2f", row.peak_pct);
-  std::snprintf(numbers, sizeof numbers, "%.6f,%.3f,%s,%s,%s,%.2f", row.median_ms, row.rate, row.rate_unit.c_str(),
-                peak, row.peak_label.c_str(), row.ref_value);
-  return source + "," + row.id + "," + row.name + "," + csv_field(row.problem) + "," + numbers + "," +
-         (row.ref_style == "percent" ? "% of " + row.ref_label : "x " + row.ref_label) + "," +
-         (row.pass ? "PASS" : "FAIL") + "," + csv_field(row.device) + "\n";
-}
-
 // A lesson that runs several shapes (2.05's RMSNorm) prints one row per shape: its groups need the
 // shape in their labels to be told apart.
 bool runs_several_shapes(const std::vector<LessonRow>& rows, const std::string& launcher) {
@@ -40,18 +26,18 @@ bool runs_several_shapes(const std::vector<LessonRow>& rows, const std::string& 
   return n > 1;
 }
 
-// The PyTorch rows of this phase and GPU, as rows of the bench CSV. vs_reference stays empty: the
+// Rows of the result CSV (common/result_csv.h) as lines of the bench CSV.
+std::string csv_lines(const std::vector<wb::ResultRow>& rows) {
+  std::string lines;
+  for (const wb::ResultRow& row : rows) lines += wb::format_result_csv(row) + "\n";
+  return lines;
+}
+
+// The PyTorch rows of this phase and GPU, as the peer script wrote them. They name no yardstick: the
 // peer's % of the library is only defined beside a lesson (the SVG's bars), not for the row alone.
 std::string peer_csv_lines(const std::vector<PeerRow>& rows) {
   std::string lines;
-  for (const PeerRow& row : rows) {
-    const bool flops = row.gbps <= 0;
-    char numbers[96];
-    std::snprintf(numbers, sizeof numbers, "%.6f,%.3f,%s", row.median_ms, flops ? row.gflops : row.gbps,
-                  flops ? "GFLOP/s" : "GB/s");
-    lines += "pytorch," + csv_field(row.id) + "," + csv_field(row.op + " " + row.dtype) + "," + csv_field(row.shape) +
-             "," + numbers + ",,,,,PEER," + csv_field(row.device) + "\n";
-  }
+  for (const PeerRow& row : rows) lines += wb::format_result_csv(row.source) + "\n";
   return lines;
 }
 
@@ -79,9 +65,8 @@ struct BenchRun {
   const bool has_ladder;
   const std::size_t steps;  // the [k/steps] progress lines
   const std::string out_dir;
-  std::string csv =
-      "source,id,launcher,problem,median_ms,rate,rate_unit,pct_of_peak,peak_label,vs_reference,reference,status,"
-      "device\n";
+  // One table: the lessons' rows (variant learner or solution), the phase benchmark's, the peer's.
+  std::string csv = wb::result_csv_header() + "\n";
   std::string ladder_csv_path;  // the ladder's own CSV, when it ran
   // Bars in % of a library and bars in % of a peak are different yardsticks: one panel each.
   PlotPanel library_panel, peak_panel;
@@ -115,17 +100,15 @@ std::optional<int> build_bench_targets(BenchRun& run) {
   return std::nullopt;
 }
 
-// The ladder's CSV rows as rows of the bench CSV (a SKIP stays a SKIP, not a FAIL).
+// The ladder's rows, in the same schema, as rows of the bench CSV (a SKIP stays a SKIP, not a FAIL).
 void add_ladder_rows(BenchRun& run) {
   std::string error;
   const std::optional<std::string> text = read_file(run.ladder_csv_path);
-  const std::vector<BenchRow> ladder_rows = text ? parse_bench_csv(*text, &error) : std::vector<BenchRow>{};
+  const std::vector<wb::ResultRow> ladder_rows =
+      text ? wb::parse_result_csv(*text, &error) : std::vector<wb::ResultRow>{};
   if (!text) error = "it wrote no " + run.ladder_csv_path;
   if (!error.empty()) std::printf("(the ladder's rows are left out of %s.csv: %s)\n", run.name.c_str(), error.c_str());
-  for (const BenchRow& row : ladder_rows)
-    run.csv += "ladder," + (row.id.empty() ? "-" : row.id) + "," + row.launcher + "," + csv_field(row.size) + ",,,," +
-               format_number(row.pct_of_peak) + ",peak," + format_number(row.pct_of_library) + ",% of " + row.library +
-               "," + (row.status.empty() ? "PASS" : row.status) + ",\n";
+  run.csv += csv_lines(ladder_rows);
 }
 
 // Step 2: the phase's own benchmark (the ladder of reference kernels against the library), when it has one.
@@ -211,10 +194,12 @@ std::optional<int> run_lessons(BenchRun& run) {
       return kExitNoGpu;
     }
     const ProcessResult reference = run_process({e->solution_lesson, "--csv"}, options);
-    const std::vector<LessonRow> mine = parse_lesson_csv(yours.output);
-    const std::vector<LessonRow> theirs = parse_lesson_csv(reference.output);
-    for (const LessonRow& row : mine) run.csv += lesson_csv_line("yours", row);
-    for (const LessonRow& row : theirs) run.csv += lesson_csv_line("reference", row);
+    const std::vector<wb::ResultRow> mine_rows = wb::parse_result_csv(yours.output);
+    const std::vector<wb::ResultRow> their_rows = wb::parse_result_csv(reference.output);
+    run.csv += csv_lines(mine_rows) + csv_lines(their_rows);
+    std::vector<LessonRow> mine, theirs;
+    for (const wb::ResultRow& row : mine_rows) mine.push_back(lesson_row(row));
+    for (const wb::ResultRow& row : their_rows) theirs.push_back(lesson_row(row));
     for (const LessonRow& ref : theirs) add_plot_group(run, *e, ref, mine, theirs);
     if (theirs.empty()) std::printf("    the reference lesson printed no result (exit %d)\n", reference.exit_code);
   }

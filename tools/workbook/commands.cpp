@@ -11,6 +11,7 @@
 #include <map>
 
 #include "common/arch_requirement.h"
+#include "tools/workbook/ctest.h"
 #include "tools/workbook/doctor_checks.h"
 #include "tools/workbook/grading_output.h"
 #include "tools/workbook/hints.h"
@@ -22,12 +23,12 @@
 
 namespace wbcli {
 
-// Graded tests and lessons get this long before they count as hung.
+// The lesson `check` runs for the speed after a pass gets this long.
 constexpr int kTestTimeoutS = 600;
-// A sanitizer run of the small case; CTest gives the same runs WORKBOOK_LEARNER_SANITIZE_TIMEOUT.
-constexpr int kSanitizerTimeoutS = 300;
-// tools/sanitize_test.sh's exit status for a finding.
-constexpr int kExitFinding = 99;
+// ctest enforces each grade test's own limit (TIMEOUT); this only guards against ctest itself stopping.
+constexpr int kCTestGuardS = 3600;
+// The start of tools/sanitize_test.sh's sentence when the build found no compute-sanitizer.
+const char* const kSanitizerMissing = "compute-sanitizer was not found when the build was configured";
 
 std::string Context::source_path(const std::string& relative) const {
   return join_path(source_dir, relative);
@@ -136,7 +137,7 @@ const std::optional<GpuQuery>& visible_gpu() {
 
 namespace {
 
-// Whether some rung needs a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 Hopper).
+// Whether some rung needs a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 and 5.08 Hopper).
 bool any_arch_requirement(const Manifest& manifest) {
   return std::any_of(manifest.exercises.begin(), manifest.exercises.end(),
                      [](const Exercise& e) { return !e.arch_requirement.empty(); });
@@ -208,7 +209,7 @@ int command_status(Context& ctx) {
 }
 
 int command_list(Context& ctx) {
-  // Rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 Hopper) say whether this one runs them.
+  // Rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 and 5.08 Hopper) say whether this one runs them.
   const std::optional<GpuQuery> gpu = gpu_for_requirements(ctx.manifest);
   const int cc = gpu ? gpu->cc : 0;
   const int width = static_cast<int>(name_width(ctx.manifest));
@@ -289,70 +290,52 @@ std::string source_line(const Context& ctx, const Exercise& exercise, const std:
   return static_cast<std::size_t>(line) <= lines.size() ? lines[static_cast<std::size_t>(line) - 1] : "";
 }
 
-std::string sanitizer_program() {
-  return find_program("compute-sanitizer", {"/usr/local/cuda/bin", "/usr/local/cuda/compute-sanitizer"});
+// The ctest of the CMake that configured the build (beside its cmake), else the one on PATH.
+std::string ctest_program(const Context& ctx) {
+  if (const std::optional<std::string> cache = read_file(join_path(ctx.build_dir, "CMakeCache.txt")))
+    if (const std::optional<std::string> ctest = cmake_cache_value(*cache, "CMAKE_CTEST_COMMAND"))
+      if (file_exists(*ctest)) return *ctest;
+  return "ctest";
 }
 
-struct SanitizerGrade {
-  int problems = 0;     // findings (and runs that reported without itemizing or did not finish)
-  bool no_gpu = false;  // the test's GPU probe said there is none
-};
+// The tests of an exercise's grade as CTest has them (ctest -N): the graded test N.NN.name.learner,
+// its source check .learner.source and its compute-sanitizer runs .learner.<tool>, in CTest's order.
+std::vector<std::string> list_grade_tests(const Context& ctx, const Exercise& exercise) {
+  const ProcessResult listed = run_process(
+      {ctest_program(ctx), "--test-dir", ctx.build_dir, "-N", "-R", grade_tests_regex(exercise.id, exercise.name)},
+      RunOptions{});
+  return listed.started ? parse_ctest_listing(listed.output) : std::vector<std::string>{};
+}
 
-// The grade's compute-sanitizer runs on the learner test, through the script CTest's
-// N.NN.name.learner.<tool> tests run (tools/sanitize_test.sh): it sets the small case (memcheck with
-// exact-size inputs) and decides what a finding is (exit 99; racecheck's warnings count), so the tool
-// and ctest cannot disagree. The tool only explains: each finding as one sentence unless `quiet`.
-SanitizerGrade run_grade_sanitizers(const Context& ctx, const Exercise& exercise, bool quiet) {
-  SanitizerGrade grade;
-  if (exercise.sanitizers.empty()) return grade;
-  const std::string sanitizer = sanitizer_program();
-  if (sanitizer.empty()) {
-    if (!quiet)
-      std::printf(
-          "compute-sanitizer was not found (not on PATH, not in /usr/local/cuda/bin), so the %s part of the "
-          "grade did not run: %s is not marked done. It ships with the CUDA toolkit (its bin/ folder): install it "
-          "or put it on PATH, then check again (`./workbook check %s --fast` runs the graded test alone).\n",
-          join(exercise.sanitizers, " ").c_str(), exercise.id.c_str(), exercise.id.c_str());
-    grade.problems = 1;
-    return grade;
-  }
-  const std::string script = ctx.source_path("tools/sanitize_test.sh");
-  for (const std::string& tool : exercise.sanitizers) {
-    if (!quiet)
-      std::printf("%s\n",
-                  ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (small sizes) ...").c_str());
-    RunOptions options;
-    options.timeout_s = kSanitizerTimeoutS;
-    const ProcessResult run = run_process({"bash", script, sanitizer, tool, exercise.learner_test}, options);
-    if (run.exit_code == kExitNoGpu) {
-      if (!quiet) std::printf("compute-sanitizer needs a GPU: %s\n", first_line(run.output).c_str());
-      grade.no_gpu = true;
-      return grade;
-    }
-    if (run.started && run.exit_code == 0 && !run.timed_out) {
-      if (!quiet) std::printf("  %s: %s\n", tool.c_str(), ctx.green("clean").c_str());
-      continue;
-    }
-    const std::vector<SanitizerFinding> findings = fold_findings(parse_sanitizer_output(run.output));
-    int problems = 0;
-    for (const SanitizerFinding& finding : findings) problems += finding.api_call == "cascade" ? 0 : 1;
-    grade.problems += std::max(problems, 1);
-    if (quiet) continue;
-    if (run.exit_code == kExitFinding && problems > 0) {
-      std::printf("  %s found %d problem%s:\n", tool.c_str(), problems, problems == 1 ? "" : "s");
-      for (const SanitizerFinding& finding : findings)
-        std::printf("  - %s\n", explain_finding(finding, [&ctx, &exercise](const std::string& file, int line) {
-                                  return source_line(ctx, exercise, file, line);
-                                }).c_str());
-    } else {
-      // A finding the parser could not itemize, or the graded test failing or hanging under the tool.
-      std::printf("  %s: the run %s; its output ends with:\n%s\n", tool.c_str(),
-                  run.timed_out ? ("did not finish in " + std::to_string(kSanitizerTimeoutS) + " s").c_str()
-                                : ("exited with status " + std::to_string(run.exit_code)).c_str(),
-                  run.output.substr(run.output.size() > 1500 ? run.output.size() - 1500 : 0).c_str());
-    }
-  }
-  return grade;
+// One test, run by ctest: its command, environment and time limit (TIMEOUT) are CTest's.
+CTestRun run_ctest(const Context& ctx, const std::string& name) {
+  RunOptions options;
+  options.timeout_s = kCTestGuardS;
+  const ProcessResult run =
+      run_process({ctest_program(ctx), "--test-dir", ctx.build_dir, "-V", "-R", ctest_exact_regex(name)}, options);
+  CTestRun result = parse_ctest_verbose(run.output);
+  if (result.name.empty()) result.name = name;
+  if (!run.started) result.output = run.output;  // ctest itself could not start: say why
+  return result;
+}
+
+// ctest's words for a crash without its stars: "***Exception: SegFault" -> "SegFault".
+std::string crash_words(const CTestRun& run) {
+  std::string words = run.status_text;
+  for (const std::string& noise : {std::string("***"), std::string("Exception:")})
+    for (std::string::size_type at = words.find(noise); at != std::string::npos; at = words.find(noise))
+      words.replace(at, noise.size(), " ");
+  words = trim(words);
+  return words.empty() ? "a signal" : words;
+}
+
+// "300 s", from ctest's "Test timeout computed to be" line, or "its time limit" where ctest did not say.
+std::string limit_words(const CTestRun& run) {
+  return run.timeout_s > 0 ? std::to_string(run.timeout_s) + " s" : "its time limit";
+}
+
+std::string tail(const std::string& text, std::size_t chars) {
+  return text.substr(text.size() > chars ? text.size() - chars : 0);
 }
 
 // One grade in progress: what its steps share.
@@ -362,10 +345,83 @@ struct CheckRun {
   Context& ctx;
   const Exercise& exercise;
   const CheckOptions& options;
-  const std::string label;  // "0.02 vector_add"
-  int timeout_s = 0;        // the graded test's limit
-  std::string measured;     // the lesson's best row after a pass, or empty
+  const std::string label;         // "0.02 vector_add"
+  std::vector<std::string> tests;  // the grade's CTest tests (list_grade_tests)
+  std::string measured;            // the lesson's best row after a pass, or empty
+
+  // "0.02.vector_add.learner", or with a part: "0.02.vector_add.learner.memcheck"
+  std::string test_name(const std::string& part = "") const {
+    return exercise.id + "." + exercise.name + ".learner" + (part.empty() ? "" : "." + part);
+  }
+  bool has_test(const std::string& name) const { return std::find(tests.begin(), tests.end(), name) != tests.end(); }
+  // The compute-sanitizer tools of the grade: its .learner.<tool> tests but the source check.
+  std::vector<std::string> sanitizer_tools() const {
+    std::vector<std::string> tools;
+    const std::string prefix = test_name() + ".";
+    for (const std::string& name : tests)
+      if (starts_with(name, prefix) && name != test_name("source")) tools.push_back(name.substr(prefix.size()));
+    return tools;
+  }
 };
+
+struct SanitizerGrade {
+  int problems = 0;     // findings (and runs that reported without itemizing or did not finish)
+  bool no_gpu = false;  // the test's GPU probe said there is none
+};
+
+// The grade's compute-sanitizer runs on the learner test: its N.NN.name.learner.<tool> tests, run by
+// ctest through tools/sanitize_test.sh, which sets the small case (memcheck with exact-size inputs) and
+// is the one definition of a finding (its line "sanitize_test: <tool> found a problem"; racecheck's
+// warnings count). The tool only explains: each finding as one sentence unless `quiet`.
+SanitizerGrade run_grade_sanitizers(const CheckRun& run, bool quiet) {
+  const Context& ctx = run.ctx;
+  const Exercise& exercise = run.exercise;
+  SanitizerGrade grade;
+  for (const std::string& tool : run.sanitizer_tools()) {
+    if (!quiet)
+      std::printf("%s\n",
+                  ctx.dim("compute-sanitizer --tool " + tool + " on your graded test (small sizes) ...").c_str());
+    const CTestRun result = run_ctest(ctx, run.test_name(tool));
+    if (result.status == CTestStatus::Skipped) {
+      if (!quiet) std::printf("compute-sanitizer needs a GPU: %s\n", first_line(result.output).c_str());
+      grade.no_gpu = true;
+      return grade;
+    }
+    if (result.status == CTestStatus::Passed) {
+      if (!quiet) std::printf("  %s: %s\n", tool.c_str(), ctx.green("clean").c_str());
+      continue;
+    }
+    if (contains(result.output, kSanitizerMissing)) {
+      // The script's sentence says what to install; it would say the same for every tool.
+      if (!quiet)
+        std::printf("%s(`./workbook check %s --fast` runs the graded test alone.)\n", result.output.c_str(),
+                    exercise.id.c_str());
+      grade.problems += 1;
+      return grade;
+    }
+    const std::vector<SanitizerFinding> findings = fold_findings(parse_sanitizer_output(result.output));
+    int problems = 0;
+    for (const SanitizerFinding& finding : findings) problems += finding.api_call == "cascade" ? 0 : 1;
+    grade.problems += std::max(problems, 1);
+    if (quiet) continue;
+    if (contains(result.output, "sanitize_test: " + tool + " found a problem") && problems > 0) {
+      std::printf("  %s found %d problem%s:\n", tool.c_str(), problems, problems == 1 ? "" : "s");
+      for (const SanitizerFinding& finding : findings)
+        std::printf("  - %s\n", explain_finding(finding, [&ctx, &exercise](const std::string& file, int line) {
+                                  return source_line(ctx, exercise, file, line);
+                                }).c_str());
+    } else {
+      // A finding the parser could not itemize, or the graded test failing or hanging under the tool.
+      const std::string how = result.status == CTestStatus::Timeout   ? "did not finish in " + limit_words(result)
+                              : result.status == CTestStatus::Crashed ? "crashed (" + crash_words(result) + ")"
+                              : result.status == CTestStatus::Failed  ? "failed"
+                                                                      : "did not run (" + result.status_text + ")";
+      std::printf("  %s: the run %s; its output ends with:\n%s\n", tool.c_str(), how.c_str(),
+                  tail(result.output, 1500).c_str());
+    }
+  }
+  return grade;
+}
 
 // A failed grade: recorded as failing in the progress (which is saved), then `outcome`.
 CheckOutcome record_failure(CheckRun& run, CheckOutcome outcome) {
@@ -387,7 +443,7 @@ std::optional<CheckOutcome> build_exercise(CheckRun& run) {
 }
 
 // The graded test exited 77: this GPU cannot run the exercise (skipped), or there is no usable GPU.
-CheckOutcome explain_skipped_test(CheckRun& run, const ProcessResult& test) {
+CheckOutcome explain_skipped_test(CheckRun& run, const CTestRun& test) {
   const Exercise& exercise = run.exercise;
   if (skipped_for_requirement(exercise, test.output)) {
     if (!run.options.compact)
@@ -409,55 +465,55 @@ CheckOutcome explain_skipped_test(CheckRun& run, const ProcessResult& test) {
 }
 
 // The graded test failed, crashed or hung: its diagnosis and what to do next.
-void explain_failed_test(const CheckRun& run, const ProcessResult& test) {
+void explain_failed_test(const CheckRun& run, const CTestRun& test) {
   const Exercise& exercise = run.exercise;
   std::printf("%s %s: not yet.\n\n", run.ctx.red("✗").c_str(), run.label.c_str());
-  if (test.timed_out)
+  if (test.status == CTestStatus::Timeout)
     // The test's own output comes first: a rung that can hang prints what usually hangs and the case
     // it was on (watch_for_hangs).
     std::printf(
-        "%s\nThe graded test ran for %d s without finishing: does a kernel loop forever (a stride that never "
+        "%s\nThe graded test ran for %s without finishing: does a kernel loop forever (a stride that never "
         "advances, a barrier some threads never reach, an mbarrier wait that never completes)?\n",
-        test.output.substr(test.output.size() > 3000 ? test.output.size() - 3000 : 0).c_str(), run.timeout_s);
-  else if (test.exit_code > 128)
-    std::printf("The graded test crashed (signal %d). Its last output:\n%s", test.exit_code - 128,
+        tail(test.output, 3000).c_str(), limit_words(test).c_str());
+  else if (test.status == CTestStatus::Crashed)
+    std::printf("The graded test crashed (%s). Its last output:\n%s", crash_words(test).c_str(),
                 extract_test_failure(test.output).c_str());
-  else
+  else if (test.status == CTestStatus::Failed)
     std::printf("%s", extract_test_failure(test.output).c_str());
+  else
+    std::printf("ctest did not run the graded test %s (configure the build again?). It said:\n%s\n", test.name.c_str(),
+                tail(test.output, 1500).c_str());
   std::printf("\nEdit %s and run `./workbook check %s` again (or `./workbook watch`). Stuck? ./workbook hint %s\n",
               exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
 }
 
-// Step 2: the graded test passes (skipped where this GPU cannot run it or there is none).
+// Step 2: the graded test passes (skipped where this GPU cannot run it or there is none). Its limit is
+// CTest's TIMEOUT (shorter for rungs whose bugs hang, e.g. mbarrier waits).
 std::optional<CheckOutcome> run_graded_test(CheckRun& run) {
-  RunOptions run_options;
-  // Rungs whose bugs hang (mbarrier waits) have a shorter limit of their own, as in CTest.
-  run.timeout_s = run.exercise.test_timeout_s > 0 ? run.exercise.test_timeout_s : kTestTimeoutS;
-  run_options.timeout_s = run.timeout_s;
-  const ProcessResult test = run_process({run.exercise.learner_test}, run_options);
-  if (test.exit_code == kExitNoGpu) return explain_skipped_test(run, test);
-  if (test.started && test.exit_code == 0) return std::nullopt;
+  run.tests = list_grade_tests(run.ctx, run.exercise);
+  const CTestRun test = run_ctest(run.ctx, run.test_name());
+  if (test.status == CTestStatus::Skipped) return explain_skipped_test(run, test);
+  if (test.status == CTestStatus::Passed) return std::nullopt;
   record_failure(run, CheckOutcome::Failed);
   if (!run.options.compact) explain_failed_test(run, test);
   return CheckOutcome::Failed;
 }
 
-// Step 3: orderings no run can see (asynchronous copies and tensor-core reads): the exercise's source check.
+// Step 3: orderings no run can see (asynchronous copies and tensor-core reads): the exercise's source
+// check, its N.NN.name.learner.source test where it has one.
 std::optional<CheckOutcome> run_source_check(CheckRun& run) {
   const Exercise& exercise = run.exercise;
-  if (exercise.source_check.empty()) return std::nullopt;
-  const ProcessResult source = run_process(
-      {"python3", run.ctx.source_path(exercise.source_check), exercise.id, run.ctx.source_path(exercise.stub)},
-      RunOptions{});
-  if (source.started && source.exit_code == 0) return std::nullopt;
+  if (!run.has_test(run.test_name("source"))) return std::nullopt;
+  const CTestRun source = run_ctest(run.ctx, run.test_name("source"));
+  if (source.status == CTestStatus::Passed) return std::nullopt;
   record_failure(run, CheckOutcome::Failed);
   if (run.options.compact) return CheckOutcome::Failed;
   std::printf(
       "\n%s %s: not yet. The results are right on this run, but the order of the asynchronous "
       "operations is not:\n%s\nFix it in %s and run `./workbook check %s` again. Stuck? ./workbook hint %s\n",
       run.ctx.red("✗").c_str(), run.label.c_str(),
-      source.started ? source.output.c_str() : "(python3 was not found: the check needs it)\n", exercise.stub.c_str(),
-      exercise.id.c_str(), exercise.id.c_str());
+      source.status == CTestStatus::Failed ? source.output.c_str() : "(python3 was not found: the check needs it)\n",
+      exercise.stub.c_str(), exercise.id.c_str(), exercise.id.c_str());
   return CheckOutcome::Failed;
 }
 
@@ -468,8 +524,9 @@ std::optional<CheckOutcome> run_sanitizers(CheckRun& run) {
   if (!run.options.sanitize) return std::nullopt;
   const Exercise& exercise = run.exercise;
   Context& ctx = run.ctx;
-  if (!run.options.compact) std::printf("%s\n", ctx.dim("graded test passed; now the compute-sanitizer runs").c_str());
-  const SanitizerGrade grade = run_grade_sanitizers(ctx, exercise, run.options.compact);
+  if (!run.options.compact && !run.sanitizer_tools().empty())
+    std::printf("%s\n", ctx.dim("graded test passed; now the compute-sanitizer runs").c_str());
+  const SanitizerGrade grade = run_grade_sanitizers(run, run.options.compact);
   if (grade.no_gpu) return CheckOutcome::NoGpu;
   if (grade.problems == 0) {
     ctx.progress.record_check(exercise.id, true, utc_timestamp());
@@ -506,8 +563,8 @@ void report_pass(CheckRun& run) {
   const CheckOptions& options = run.options;
   const std::string scope =
       !options.sanitize ? " (--fast: not marked done until `./workbook check " + exercise.id + "` runs the sanitizers)"
-      : exercise.sanitizers.empty() ? std::string()
-                                    : " and its compute-sanitizer runs";
+      : run.sanitizer_tools().empty() ? std::string()
+                                      : " and its compute-sanitizer runs";
   std::printf("%s %s passes its graded tests%s.%s\n", run.ctx.green("✓").c_str(), run.label.c_str(), scope.c_str(),
               run.measured.empty() ? "" : ("\n  measured: " + run.measured).c_str());
   if (options.show_next) {

@@ -52,8 +52,8 @@ struct CheckOptions {
   bool compact = false;  // one line per exercise (check all)
   bool show_next = true;
   bool measure = true;  // run the lesson for the speed after a pass
-  // The grade's compute-sanitizer runs (the registry's sanitizers) after the graded test passes; any
-  // finding fails. Off (check --fast): the graded test only, and a pass is not recorded as done.
+  // The grade's compute-sanitizer runs (its N.NN.name.learner.<tool> CTest tests) after the graded test
+  // passes; any finding fails. Off (check --fast): the graded test only, and a pass is not recorded as done.
   bool sanitize = true;
 };
 

@@ -3,9 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <optional>
-
-#include "tools/workbook/text.h"
 
 namespace wbcli {
 
@@ -51,81 +48,29 @@ std::string LessonRow::summary() const {
   return text;
 }
 
-std::vector<LessonRow> parse_lesson_csv(const std::string& text) {
-  std::vector<LessonRow> rows;
-  bool in_table = false;
-  for (const std::string& line : split_lines(text)) {
-    if (starts_with(line, "id,name,problem,")) {
-      in_table = true;
-      continue;
-    }
-    if (!in_table) continue;
-    const std::vector<std::string> f = split(line, ',');
-    if (f.size() < 16) continue;  // a message between rows
-    LessonRow row;
-    row.id = f[0];
-    row.name = f[1];
-    row.problem = f[2];
-    row.median_ms = parse_number(f[3]).value_or(0);
-    row.rate = parse_number(f[6]).value_or(0);
-    row.rate_unit = f[7];
-    const std::optional<double> peak_pct = parse_number(f[8]);
-    row.peak_pct = peak_pct.value_or(0);
-    row.peak_known = peak_pct.has_value();
-    row.peak_label = f[9];
-    row.ref_value = parse_number(f[10]).value_or(0);
-    row.ref_style = f[11];
-    row.ref_label = f[12];
-    row.cache_resident = f[13] == "1";
-    row.pass = f[14] == "PASS";
-    // The device name may itself hold commas.
-    std::vector<std::string> device(f.begin() + 15, f.end());
-    row.device = join(device, ",");
-    rows.push_back(row);
-  }
-  return rows;
+LessonRow lesson_row(const wb::ResultRow& r) {
+  LessonRow row;
+  row.id = r.id;
+  row.name = r.launcher;
+  row.problem = r.shape;
+  row.median_ms = r.median_ms;
+  row.rate = r.rate;
+  row.peak_pct = r.peak_pct;
+  row.peak_known = r.peak_known;
+  row.ref_value = r.ref_value;
+  row.rate_unit = r.rate_unit;
+  row.peak_label = r.peak_label;
+  row.ref_style = r.ref_label.empty() ? "" : r.ref_style;
+  row.ref_label = r.ref_label;
+  row.device = r.device;
+  row.cache_resident = r.cache_resident;
+  row.pass = r.passed();
+  return row;
 }
 
-std::vector<BenchRow> parse_bench_csv(const std::string& text, std::string* error) {
-  std::vector<BenchRow> rows;
-  const std::vector<std::string> lines = split_lines(text);
-  if (lines.empty()) {
-    *error = "the benchmark CSV is empty";
-    return rows;
-  }
-  const std::vector<std::string> header = split(lines[0], ',');
-  int id = -1, launcher = -1, size = -1, library = -1, peak = -1, status = -1;
-  std::string library_name;
-  for (int i = 0; i < static_cast<int>(header.size()); ++i) {
-    const std::string& h = header[static_cast<std::size_t>(i)];
-    if (h == "id") id = i;
-    if (h == "launcher" || h == "kernel") launcher = i;
-    if (h == "size" || h == "shape") size = i;
-    if (h == "pct_of_peak" || h == "peak_pct") peak = i;
-    if (h == "status") status = i;
-    if (starts_with(h, "pct_of_") && h != "pct_of_peak") {
-      library = i;
-      library_name = h.substr(7);
-    }
-  }
-  if (launcher < 0 || library < 0) {
-    *error = "the benchmark CSV has no launcher/kernel column or no pct_of_<library> column";
-    return rows;
-  }
-  for (std::size_t n = 1; n < lines.size(); ++n) {
-    const std::vector<std::string> f = split(lines[n], ',');
-    if (f.size() != header.size()) continue;
-    BenchRow row;
-    auto at = [&f](int i) { return i < 0 ? std::string() : f[static_cast<std::size_t>(i)]; };
-    row.id = at(id);
-    row.launcher = at(launcher);
-    row.size = at(size);
-    row.pct_of_library = parse_number(at(library)).value_or(0);
-    row.library = library_name;
-    row.pct_of_peak = parse_number(at(peak)).value_or(0);
-    row.status = at(status);
-    rows.push_back(row);
-  }
+std::vector<LessonRow> parse_lesson_csv(const std::string& text) {
+  std::vector<LessonRow> rows;
+  for (const wb::ResultRow& r : wb::parse_result_csv(text)) rows.push_back(lesson_row(r));
   return rows;
 }
 

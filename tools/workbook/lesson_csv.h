@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Reading measured speeds: a lesson's `--csv` rows (common/report.h csv_header) and the CSV files
-// the phase benchmarks write (p1_ladder, p2_bench), whose columns are found by name.
+// Reading measured speeds: a lesson's `--csv` rows and the CSV files the phase benchmarks write, both
+// in the one schema of common/result_csv.h, whose columns are found by name.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "common/result_csv.h"
 
 namespace wbcli {
 
@@ -25,24 +27,10 @@ struct LessonRow {
   std::string summary() const;      // "vector_add_float4 2900 GB/s, 86% HBM peak, 97% of memcpy"
 };
 
-// Rows under the `id,name,problem,...` header; other lines (messages) are skipped.
+// A result row as the lesson printed it.
+LessonRow lesson_row(const wb::ResultRow& row);
+// Rows under the result header (device,date,gpus,...); other lines (messages) are skipped.
 std::vector<LessonRow> parse_lesson_csv(const std::string& text);
-
-// A benchmark CSV reduced to what the plot needs.
-struct BenchRow {
-  std::string id;        // exercise id, "-" or empty for the library row
-  std::string launcher;  // launcher or kernel name
-  std::string size;      // size or shape column as written
-  double pct_of_library = 0;
-  std::string library;  // from the pct_of_<library> column name: "cublas", "memcpy"
-  double pct_of_peak = 0;
-  // As the benchmark wrote it: PASS, FAIL, SKIP (a kernel that cannot run on this input or GPU, with
-  // no time) or REF (a library row); empty when the CSV has no status column.
-  std::string status;
-  // Nothing failed: PASS, REF or no status (a SKIP row neither passed nor failed).
-  bool passed() const { return status.empty() || status == "PASS" || status == "REF"; }
-};
-std::vector<BenchRow> parse_bench_csv(const std::string& text, std::string* error);
 
 std::string format_number(double value);  // 3 significant digits, no exponent: 2900, 97.4, 0.272
 

@@ -63,7 +63,7 @@ const std::vector<std::string> kRegistryColumns = {"id",         "name",        
                                                    "solution",   "learner_test", "learner_lesson",  "fails_with",
                                                    "smoke_args", "target",       "solution_lesson", "solution_test",
                                                    "hints",      "readme",       "bench_target",    "bench",
-                                                   "sanitizers", "requires",     "test_timeout",    "source_check"};
+                                                   "requires"};
 
 namespace {
 
@@ -122,13 +122,9 @@ ManifestResult parse_manifest(const std::string& text) {
     e.readme = column("readme");
     e.bench_target = column("bench_target");
     e.bench = column("bench");
-    for (const std::string& tool : split(column("sanitizers"), ' '))
-      if (!tool.empty() && tool != "none") e.sanitizers.push_back(tool);
     e.arch_requirement = column("requires");
     if (!wb::is_arch_requirement(e.arch_requirement))
       return {std::nullopt, where + "unknown GPU requirement '" + e.arch_requirement + "' (expected 80 or 90a)"};
-    e.test_timeout_s = static_cast<int>(parse_number(column("test_timeout")).value_or(0));
-    e.source_check = column("source_check");
     manifest.exercises.push_back(e);
   }
   if (manifest.exercises.empty()) return {std::nullopt, "the exercise registry lists no exercises"};

@@ -28,18 +28,9 @@ struct Exercise {
   std::string readme;        // phase0_basics/README.md
   std::string bench_target;  // the phase benchmark (p1_ladder) or empty
   std::string bench;         // its executable, or empty
-  // The compute-sanitizer tools of the grade (memcheck, racecheck, synccheck), chosen in
-  // cmake/WorkbookExercise.cmake; empty for "none".
-  std::vector<std::string> sanitizers;
   // What the GPU must be (common/arch_requirement.h): "" any the workbook runs on, "80" sm_80 or newer,
   // "90a" Hopper. Its lessons and tests skip elsewhere.
   std::string arch_requirement;
-  // The graded test's own time limit (workbook_exercise TIMEOUT: rungs whose bugs hang), 0 for the
-  // tool's default.
-  int test_timeout_s = 0;
-  // A script that reads the learner's file for what no run can see (workbook_exercise SOURCE_CHECK,
-  // relative to the source directory; `python3 <script> <id> <file>`), or empty.
-  std::string source_check;
 
   // Whether a GPU of compute capability `cc` (major * 10 + minor) runs it; cc <= 0 (unknown): true.
   bool runs_on(int cc) const;

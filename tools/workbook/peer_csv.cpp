@@ -2,7 +2,6 @@
 #include "tools/workbook/peer_csv.h"
 
 #include <cstdlib>
-#include <map>
 #include <set>
 
 #include "tools/workbook/progress.h"
@@ -16,67 +15,31 @@ double PeerRow::rate(const std::string& unit) const {
   return 0;
 }
 
-std::vector<std::string> split_csv_fields(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      fields.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else if (c != '\r') {  // a file written on Windows
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
-
 std::vector<PeerRow> parse_peer_csv(const std::string& text, std::string* error) {
   std::vector<PeerRow> rows;
-  const std::vector<std::string> lines = split_lines(text);
-  if (lines.empty()) {
-    *error = "it is empty";
-    return rows;
-  }
-  std::map<std::string, std::size_t> column;
-  const std::vector<std::string> header = split_csv_fields(lines[0]);
-  for (std::size_t i = 0; i < header.size(); ++i) column[header[i]] = i;
-  for (const char* needed : {"device", "phase", "op", "shape", "median_ms", "launchers"}) {
-    if (column.count(needed) == 0) {
-      *error = std::string("it has no ") + needed + " column (not a peer_pytorch.py CSV?)";
-      return rows;
-    }
-  }
-  for (std::size_t n = 1; n < lines.size(); ++n) {
-    if (trim(lines[n]).empty()) continue;
-    const std::vector<std::string> f = split_csv_fields(lines[n]);
-    if (f.size() != header.size()) continue;  // a torn line: the rest still count
-    auto at = [&](const char* name) {
-      const auto found = column.find(name);
-      return found == column.end() ? std::string() : f[found->second];
-    };
+  std::string why;
+  for (const wb::ResultRow& r : wb::parse_result_csv(text, &why)) {
+    if (r.variant == "learner" || r.variant == "solution" || r.variant == "library") continue;
     PeerRow row;
-    row.device = at("device");
-    row.date = at("date");
-    row.peer = at("peer");
-    row.id = at("id");
-    row.op = at("op");
-    row.shape = at("shape");
-    row.dtype = at("dtype");
-    row.note = at("note");
-    row.phase = static_cast<int>(parse_number(at("phase")).value_or(-1));
-    row.median_ms = parse_number(at("median_ms")).value_or(0);
-    row.gbps = parse_number(at("gbps")).value_or(0);
-    row.gflops = parse_number(at("gflops")).value_or(0);
-    for (const std::string& launcher : split(at("launchers"), ' '))
+    row.source = r;
+    row.device = r.device;
+    row.date = r.date;
+    row.peer = r.variant;
+    row.id = r.id;
+    row.op = r.launcher;
+    row.shape = r.shape;
+    row.dtype = r.dtype;
+    row.note = r.note;
+    row.phase = r.phase();
+    row.median_ms = r.median_ms;
+    // The rate as written in its own unit; the other unit from the counted work, when counted.
+    row.gbps = r.rate_unit == "GB/s" ? r.rate : r.rate_in("GB/s");
+    row.gflops = r.rate_unit == "GFLOP/s" ? r.rate : r.rate_in("GFLOP/s");
+    for (const std::string& launcher : split(r.beside, ' '))
       if (!launcher.empty()) row.launchers.push_back(launcher);
     rows.push_back(row);
   }
-  if (rows.empty()) *error = "it has no rows";
+  if (rows.empty()) *error = why.empty() ? "it has no peer rows (not a peer_pytorch.py CSV?)" : why;
   return rows;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The PyTorch peer: the CSV tools/peer_pytorch.py writes (one row per op and shape, measured on one
-// GPU), found beside `workbook bench`'s own output or through $WORKBOOK_PEER_CSV, matched to the
-// lessons' results by launcher and problem, and put in each lesson's own units.
+// The PyTorch peer: the result CSV (common/result_csv.h) tools/peer_pytorch.py writes (one row per op
+// and shape, measured on one GPU, variant "pytorch <version>"), found beside `workbook bench`'s own output or through
+// $WORKBOOK_PEER_CSV, matched to the lessons' results by launcher and problem, and put in each lesson's own units.
 #pragma once
 
 #include <optional>
@@ -17,16 +17,14 @@ struct PeerRow {
   int phase = -1;
   double median_ms = 0, gbps = 0, gflops = 0;  // 0: not measured in that unit
   std::vector<std::string> launchers;          // the lessons' and benchmarks' launchers it stands beside
+  wb::ResultRow source;                        // the row as the peer script wrote it
 
   // Its rate in a lesson's unit ("GB/s" or "GFLOP/s"); 0 when it has none in that unit.
   double rate(const std::string& unit) const;
 };
 
-// One CSV line split into fields: commas inside double quotes stay, "" is a quote (Python's csv).
-std::vector<std::string> split_csv_fields(const std::string& line);
-
-// Rows under a header that names at least device, phase, op, shape, median_ms and launchers (columns
-// are found by name); a missing column or a file with no rows sets *error.
+// The peer's rows of a result CSV (its variant names the peer: not learner, solution or library); a
+// file that is not a result CSV, or has no peer rows, sets *error.
 std::vector<PeerRow> parse_peer_csv(const std::string& text, std::string* error);
 
 inline constexpr const char* kPeerCsvEnv = "WORKBOOK_PEER_CSV";

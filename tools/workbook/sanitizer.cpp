@@ -354,13 +354,4 @@ std::string explain_finding(const SanitizerFinding& f, const SourceLookup& looku
   return sentence;
 }
 
-int sanitizer_error_count(const std::string& text) {
-  static const std::regex error_summary(R"(ERROR SUMMARY: ([0-9,]+) errors?)");
-  static const std::regex race_summary(R"(RACECHECK SUMMARY: [0-9,]+ hazards? displayed \(([0-9,]+) errors?)");
-  std::smatch m;
-  if (std::regex_search(text, m, error_summary)) return static_cast<int>(number_of(m[1]));
-  if (std::regex_search(text, m, race_summary)) return static_cast<int>(number_of(m[1]));
-  return -1;
-}
-
 }  // namespace wbcli

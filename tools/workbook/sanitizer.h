@@ -51,8 +51,4 @@ std::string indexed_array_name(const std::string& source_line, bool write);
 using SourceLookup = std::function<std::string(const std::string& file, int line)>;
 std::string explain_finding(const SanitizerFinding& finding, const SourceLookup& lookup);
 
-// "ERROR SUMMARY: 3 errors" / "RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)":
-// the error count, or -1 when no summary line is present.
-int sanitizer_error_count(const std::string& text);
-
 }  // namespace wbcli

@@ -32,9 +32,7 @@ Row row(const std::string& id, const std::string& name, const Row& changes = {})
            {"bench_target", ""},
            {"bench", ""},
            {"sanitizers", "memcheck"},
-           {"requires", ""},
-           {"test_timeout", ""},
-           {"source_check", ""}};
+           {"requires", ""}};
   for (const auto& [column, value] : changes) r[column] = value;
   return r;
 }
@@ -43,7 +41,7 @@ Row row(const std::string& id, const std::string& name, const Row& changes = {})
 const std::vector<std::string> kColumns = {
     "id",         "name",         "title", "stub",       "solution",        "learner_test",  "learner_lesson",
     "fails_with", "smoke_args",   "phase", "target",     "solution_lesson", "solution_test", "hints",
-    "readme",     "bench_target", "bench", "sanitizers", "requires",        "test_timeout",  "source_check"};
+    "readme",     "bench_target", "bench", "sanitizers", "requires"};
 
 // The registry text: a header row of `columns`, then each row's values in that order.
 std::string registry(const std::vector<std::string>& columns, const std::vector<Row>& rows) {
@@ -108,10 +106,6 @@ TEST_CASE("the registry lists exercises in course order with every column", "[ho
   CHECK(m.find("0.02")->bench.empty());
   CHECK(m.find("0.02")->title.empty());
   CHECK(m.find("0.01")->smoke_args.empty());
-  // The grade's sanitizer tools: the list, one tool, or none.
-  CHECK(naive->sanitizers == std::vector<std::string>{"memcheck", "racecheck", "synccheck"});
-  CHECK(m.find("0.02")->sanitizers == std::vector<std::string>{"memcheck"});
-  CHECK(m.find("0.01")->sanitizers.empty());
   CHECK(m.find("9.99") == nullptr);
   CHECK(m.phases() == std::vector<int>{0, 1});
   CHECK(m.in_phase(0).size() == 2);
@@ -146,10 +140,7 @@ TEST_CASE("columns are found by name: another order, or more columns, reads the 
     CHECK(b.readme == a.readme);
     CHECK(b.bench_target == a.bench_target);
     CHECK(b.bench == a.bench);
-    CHECK(b.sanitizers == a.sanitizers);
     CHECK(b.arch_requirement == a.arch_requirement);
-    CHECK(b.test_timeout_s == a.test_timeout_s);
-    CHECK(b.source_check == a.source_check);
   }
   CHECK(shuffled.find("1.01")->title == "the first kernel");
   CHECK(shuffled.find("1.01")->bench_target == "p1_ladder");
@@ -172,7 +163,7 @@ TEST_CASE("a registry without a column the tool reads is an error that names it"
 
 TEST_CASE("a broken registry is reported with its line", "[host][workbook]") {
   const std::string header = registry(kColumns, {});
-  CHECK(wbcli::parse_manifest(header + "0.01\tonly\tthree\n").error.find("line 2: expected 21") != std::string::npos);
+  CHECK(wbcli::parse_manifest(header + "0.01\tonly\tthree\n").error.find("line 2: expected 19") != std::string::npos);
   CHECK(wbcli::parse_manifest(registry(kColumns, {row("x.yz", "a")})).error.find("not an exercise id") !=
         std::string::npos);
   CHECK(wbcli::parse_manifest(header).error.find("no exercises") != std::string::npos);
@@ -181,17 +172,13 @@ TEST_CASE("a broken registry is reported with its line", "[host][workbook]") {
   CHECK(wbcli::load_manifest("/nonexistent/build").error.find("not configured") != std::string::npos);
 }
 
-TEST_CASE("the requires and test_timeout columns: which GPU an exercise needs, its own time limit",
-          "[host][workbook]") {
-  const wbcli::Manifest m =
-      parsed(registry(kColumns, {row("1.09", "tensor_cores"), row("1.10", "mma_sync", {{"requires", "80"}}),
-                                 row("1.11", "wgmma", {{"requires", "90a"}}),
-                                 row("1.12", "tma", {{"requires", "90a"}, {"test_timeout", "90"}})}));
+TEST_CASE("the requires column: which GPU an exercise needs", "[host][workbook]") {
+  const wbcli::Manifest m = parsed(
+      registry(kColumns, {row("1.09", "tensor_cores"), row("1.10", "mma_sync", {{"requires", "80"}}),
+                          row("1.11", "wgmma", {{"requires", "90a"}}), row("1.12", "tma", {{"requires", "90a"}})}));
   CHECK(m.find("1.09")->arch_requirement.empty());
   CHECK(m.find("1.10")->arch_requirement == "80");
   CHECK(m.find("1.12")->arch_requirement == "90a");
-  CHECK(m.find("1.11")->test_timeout_s == 0);
-  CHECK(m.find("1.12")->test_timeout_s == 90);
   CHECK(m.find("1.09")->runs_on(75));
   CHECK_FALSE(m.find("1.10")->runs_on(75));
   CHECK(m.find("1.10")->runs_on(89));

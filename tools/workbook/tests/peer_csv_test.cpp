@@ -12,12 +12,16 @@ namespace {
 
 // Two GPUs, phases 1 and 2; the phase 2 note holds a comma (quoted) and one device name a comma too.
 const char* const kPeerCsv =
-    "device,date,peer,phase,id,op,shape,dtype,bytes,flop,median_ms,min_ms,gbps,gflops,launchers,note\n"
-    "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,2,2.01 2.03,relu,n=64M,fp32,536870912,,0.18200,0.18100,"
-    "2949.8,,relu relu_float4,\"F.relu(x), eager\"\n"
-    "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,1,1.01 1.08,matmul,M=N=K=4096,fp32,,137438953472,2.80000,"
-    "2.79000,,49085.3,matmul_naive matmul_cublas,torch.mm\n"
-    "\"GPU, with comma\",2025-01-03,pytorch 2.4.0,2,2.01,relu,n=64M,fp32,536870912,,0.5,0.5,1073.7,,relu,\n";
+    "device,date,gpus,id,variant,launcher,shape,dtype,median_ms,min_ms,spread_pct,bytes,flop,rate,rate_unit,peak_pct,"
+    "peak_label,ref_label,ref_value,ref_style,cache_resident,status,beside,note\n"
+    "NVIDIA H100 80GB HBM3,2025-01-02,1,2.01 2.03,pytorch 2.5.1,relu,n=64M,fp32,0.182000,0.181000,-,536870912,-,"
+    "2949.800,GB/s,-,-,-,-,-,0,PASS,relu relu_float4,\"F.relu(x), eager\"\n"
+    "NVIDIA H100 80GB HBM3,2025-01-02,1,1.01 1.08,pytorch 2.5.1,matmul,M=N=K=4096,fp32,2.800000,2.790000,-,-,"
+    "137438953472,49085.300,GFLOP/s,-,-,-,-,-,0,PASS,matmul_naive matmul_cublas,torch.mm\n"
+    "NVIDIA H100 80GB HBM3,2025-01-02,1,2.01,solution,relu,n=64M,fp32,0.190000,0.189000,0.10,536870912,-,2825.600,"
+    "GB/s,84.00,HBM peak,memcpy,95.0000,percent,0,PASS,-,\n"
+    "\"GPU, with comma\",2025-01-03,1,2.01,pytorch 2.4.0,relu,n=64M,fp32,0.5,0.5,-,536870912,-,1073.700,GB/s,-,-,-,"
+    "-,-,0,PASS,relu,\n";
 
 wbcli::LessonRow lesson(const std::string& name, const std::string& problem, double rate, const std::string& unit,
                         double peak_pct, const std::string& style, double ref_value) {
@@ -44,7 +48,7 @@ bool near(double a, double b) {
 }  // namespace
 
 TEST_CASE("split_csv_fields keeps quoted commas and doubled quotes", "[host][workbook]") {
-  const std::vector<std::string> f = wbcli::split_csv_fields("a,\"b, c\",\"say \"\"hi\"\"\",,e\r");
+  const std::vector<std::string> f = wb::split_csv_fields("a,\"b, c\",\"say \"\"hi\"\"\",,e\r");
   REQUIRE(f.size() == 5);
   CHECK(f[1] == "b, c");
   CHECK(f[2] == "say \"hi\"");
@@ -52,7 +56,7 @@ TEST_CASE("split_csv_fields keeps quoted commas and doubled quotes", "[host][wor
   CHECK(f[4] == "e");
 }
 
-TEST_CASE("parse_peer_csv reads peer_pytorch.py's columns by name", "[host][workbook]") {
+TEST_CASE("parse_peer_csv reads the peer's rows of a result CSV by column name", "[host][workbook]") {
   std::string error;
   const std::vector<wbcli::PeerRow> rows = wbcli::parse_peer_csv(kPeerCsv, &error);
   CHECK(error.empty());
@@ -71,7 +75,7 @@ TEST_CASE("parse_peer_csv reads peer_pytorch.py's columns by name", "[host][work
   CHECK(!error.empty());
   error.clear();
   CHECK(wbcli::parse_peer_csv("device,date,kernel\nx,y,z\n", &error).empty());
-  CHECK(error.find("no phase column") != std::string::npos);
+  CHECK(error.find("no launcher column") != std::string::npos);
 }
 
 TEST_CASE("lookup_peer: this GPU's rows of this phase, or one line saying how to make them", "[host][workbook]") {
@@ -133,13 +137,17 @@ TEST_CASE("a peer row matches a lesson by GPU, launcher and problem, in the less
 TEST_CASE("phase 5's peer rows (SDPA, BF16) match 5.05's lesson by problem, the mask included", "[host][workbook]") {
   // As tools/peer_pytorch.py --phase 5 writes them: the flash backend first, then cuDNN's, per shape.
   const std::string csv =
-      "device,date,peer,phase,id,op,shape,dtype,bytes,flop,median_ms,min_ms,gbps,gflops,launchers,note\n"
-      "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,5,5.05,sdpa_flash,16x4096x128,bf16,,137438953472,0.27488,"
-      "0.27,,500000.0,attention_flash_tensor_cores,\"sdpa_kernel(SDPBackend.FLASH_ATTENTION), BF16\"\n"
-      "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,5,5.05,sdpa_cudnn,16x4096x128,bf16,,137438953472,0.22,"
-      "0.22,,624722.5,attention_flash_tensor_cores,cudnn\n"
-      "NVIDIA H100 80GB HBM3,2025-01-02,pytorch 2.5.1,5,5.05,sdpa_flash,16x4096x128 causal,bf16,,68719476736,"
-      "0.2,0.2,,343597.4,attention_flash_tensor_cores,flash causal\n";
+      std::string(
+          "device,date,gpus,id,variant,launcher,shape,dtype,median_ms,min_ms,spread_pct,bytes,flop,rate,rate_unit,peak_"
+          "pct,"
+          "peak_label,ref_label,ref_value,ref_style,cache_resident,status,beside,note\n") +
+      "NVIDIA H100 80GB HBM3,2025-01-02,1,5.05,pytorch 2.5.1,sdpa_flash,16x4096x128,bf16,0.274880,0.27,-,-,"
+      "137438953472,500000.000,GFLOP/s,-,-,-,-,-,0,PASS,attention_flash_tensor_cores,"
+      "\"sdpa_kernel(SDPBackend.FLASH_ATTENTION), BF16\"\n"
+      "NVIDIA H100 80GB HBM3,2025-01-02,1,5.05,pytorch 2.5.1,sdpa_cudnn,16x4096x128,bf16,0.22,0.22,-,-,137438953472,"
+      "624722.500,GFLOP/s,-,-,-,-,-,0,PASS,attention_flash_tensor_cores,cudnn\n"
+      "NVIDIA H100 80GB HBM3,2025-01-02,1,5.05,pytorch 2.5.1,sdpa_flash,16x4096x128 causal,bf16,0.2,0.2,-,-,"
+      "68719476736,343597.400,GFLOP/s,-,-,-,-,-,0,PASS,attention_flash_tensor_cores,flash causal\n";
   const wbcli::PeerLookup found = wbcli::lookup_peer(csv, "/b/peer.csv", "NVIDIA H100 80GB HBM3", 5);
   REQUIRE(found.rows.size() == 3);
   CHECK(found.message.find("3 rows for phase 5") != std::string::npos);

@@ -114,7 +114,6 @@ TEST_CASE("memcheck: a write past the end names thread, block, array and line", 
   // The launch failures that follow a stopped kernel fold into one note.
   CHECK(wbcli::explain_finding(folded[1], lookup).find("after that, 1 CUDA call failed with cudaErrorLaunchFailure") ==
         0);
-  CHECK(wbcli::sanitizer_error_count(kMemcheckOutOfBounds) == 3);
 }
 
 TEST_CASE("memcheck: shared memory, misaligned vectors and the older location format", "[host][workbook]") {
@@ -149,7 +148,6 @@ TEST_CASE("racecheck: both sides of the race and the hazard count", "[host][work
   CHECK(sentence.find("a write at 08_block_reduce.cu:61 and a read at 08_block_reduce.cu:66") != std::string::npos);
   CHECK(sentence.find("no __syncthreads()") != std::string::npos);
   CHECK(sentence.find("(248 hazards)") != std::string::npos);
-  CHECK(wbcli::sanitizer_error_count(kRacecheck) == 1);
 }
 
 TEST_CASE("racecheck: a race inside one warp is a warning that names __syncwarp", "[host][workbook]") {
@@ -177,8 +175,6 @@ TEST_CASE("initcheck and synccheck findings", "[host][workbook]") {
 
 TEST_CASE("clean runs and lines without -lineinfo", "[host][workbook]") {
   CHECK(wbcli::parse_sanitizer_output("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").empty());
-  CHECK(wbcli::sanitizer_error_count("========= ERROR SUMMARY: 0 errors\n") == 0);
-  CHECK(wbcli::sanitizer_error_count("no summary") == -1);
   const std::vector<wbcli::SanitizerFinding> f = wbcli::parse_sanitizer_output(
       "========= Invalid __global__ write of size 4 bytes\n=========     at k(float*)+0x30\n"
       "=========     by thread (1,0,0) in block (0,0,0)\n=========     Address 0x7f00 is out of bounds\n"
