@@ -28,8 +28,8 @@
 #include <cstdint>
 
 #include "common/workbook.h"
+#include "phase1_matmul/harness/lesson_support.h"
 #include "phase1_matmul/hopper.cuh"
-#include "phase1_matmul/lesson_support.h"
 #include "phase1_matmul/matmul_bf16.cuh"
 #include "phase1_matmul/mma_sm80.cuh"
 
