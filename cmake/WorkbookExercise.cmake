@@ -344,6 +344,8 @@ function(workbook_exercise id name)
   endforeach()
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_ROWS "${row}")
   set_property(GLOBAL APPEND PROPERTY WORKBOOK_EXERCISE_IDS ${id})
+  # The phase's exercises in manifest order, as NN_name: what its benchmark links by default.
+  set_property(GLOBAL APPEND PROPERTY WORKBOOK_PHASE${phase}_EXERCISES ${file_name})
 endfunction()
 
 # The workbook_exercise() arguments of one cmake/exercises.json entry (a JSON object): each field is
@@ -426,9 +428,10 @@ function(workbook_phase_exercises phase)
   endif()
 endfunction()
 
-# workbook_solution_tool(<target> <source> PHASE <n> EXERCISES <NN_name...> [LIBS <targets...>]
+# workbook_solution_tool(<target> <source> PHASE <n> [EXERCISES <NN_name...>] [LIBS <targets...>]
 #                        [SMOKE_ARGS <args...>])
-# A benchmark that links the reference solutions of a phase's exercises (p1_ladder, p2_bench). Call
+# A benchmark that links the reference solutions of a phase's exercises (p1_ladder, p2_bench): those
+# EXERCISES names, or by default every exercise the manifest lists for the phase. Call
 # it before workbook_phase_exercises(<n>), whose registry rows name it (it defers itself to the end of
 # the directory), and is skipped, with a status line, while an exercise is missing. Registers a short run labelled bench (not in the
 # default test presets), which writes <target>_smoke.csv in the build directory.
@@ -449,6 +452,9 @@ function(workbook_solution_tool target source)
 endfunction()
 
 function(_workbook_add_solution_tool target source phase exercises libs smoke)
+  if(exercises STREQUAL "")
+    get_property(exercises GLOBAL PROPERTY WORKBOOK_PHASE${phase}_EXERCISES)
+  endif()
   set(objects "")
   foreach(exercise IN LISTS exercises)
     if(NOT TARGET p${phase}_${exercise}_solution_obj)

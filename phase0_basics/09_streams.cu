@@ -113,7 +113,7 @@ bool check_samples(const char* what, const float* in, const float* out, std::siz
   std::size_t bad = 0;
   for (std::size_t k = 0; k < count; ++k) {
     const std::size_t i = count == 1 ? 0 : k * (n - 1) / (count - 1);
-    const float want = process_reference(in[i], work);
+    const float want = p0::process_reference(in[i], work);
     if (wb::same_bits(out[i], want)) continue;
     if (bad == 0) {
       std::fprintf(
@@ -154,9 +154,9 @@ int streams_lesson(wb::Lesson& lesson) {
   wb::Rng rng(lesson.seed());
   for (float& x : host_in) x = rng.uniform(-1.0f, 1.0f);
   wb::DeviceBuffer<float> dev_in(n), dev_out(n);
-  wb::StreamSet workers(kNumStreams), timing(1);
+  p0::StreamSet workers(kNumStreams), timing(1);
   const cudaStream_t s0 = workers[0], s1 = workers[1], main_stream = timing[0];
-  const wb::OrderEvent fork_event, join_event;
+  const p0::OrderEvent fork_event, join_event;
   // No L2 flush: PCIe-bound stages, and 256 MiB per buffer is far beyond the 50 MB L2 anyway.
   const wb::BenchOptions options = lesson.bench_options(false);
 
@@ -168,10 +168,10 @@ int streams_lesson(wb::Lesson& lesson) {
     CUDA_CHECK(cudaMemcpyAsync(serial_out.data(), dev_out.data(), bytes, cudaMemcpyDeviceToHost, s0));
   };
   const auto copy_both = [&] {
-    wb::fork_streams(s0, {s1}, fork_event);
+    p0::fork_streams(s0, {s1}, fork_event);
     CUDA_CHECK(cudaMemcpyAsync(dev_in.data(), host_in.data(), bytes, cudaMemcpyHostToDevice, s0));
     CUDA_CHECK(cudaMemcpyAsync(serial_out.data(), dev_out.data(), bytes, cudaMemcpyDeviceToHost, s1));
-    wb::join_streams({s1}, s0, join_event);
+    p0::join_streams({s1}, s0, join_event);
   };
   const double h2d_ms = wb::bench(s0, options, copy_in).median_ms;
 
@@ -201,10 +201,10 @@ int streams_lesson(wb::Lesson& lesson) {
     pipeline_serial(host_in.data(), serial_out.data(), dev_in.data(), dev_out.data(), n, work, s0);
   };
   const auto run_streams = [&] {
-    wb::fork_streams(main_stream, workers.handles(), fork_event);
+    p0::fork_streams(main_stream, workers.handles(), fork_event);
     pipeline_streams(host_in.data(), streams_out.data(), dev_in.data(), dev_out.data(), n, work,
                      workers.handles().data(), kNumStreams, kNumChunks);
-    wb::join_streams(workers.handles(), main_stream, join_event);
+    p0::join_streams(workers.handles(), main_stream, join_event);
   };
   poison(serial_out);
   poison(streams_out);

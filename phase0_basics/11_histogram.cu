@@ -77,16 +77,16 @@ bool histogram_line(wb::Lesson& lesson, const std::string& name, const std::vect
                     const wb::DeviceBuffer<unsigned char>& din) {
   const std::size_t n = host.size();
   const wb::BenchOptions options = lesson.bench_options(true);
-  const std::vector<unsigned int> expected = histogram_reference(host.data(), n, kHistogramMaxBins);
+  const std::vector<unsigned int> expected = p0::histogram_reference(host.data(), n, kHistogramMaxBins);
 
   // The yardstick is checked too: a library line that miscounts would flatter every kernel.
   std::vector<unsigned int> cub_bins;
   const double cub_gbs = wb::gb_per_s(
-      static_cast<double>(n), time_cub_histogram(din.data(), n, kHistogramMaxBins, options, &cub_bins).median_ms);
+      static_cast<double>(n), p0::time_cub_histogram(din.data(), n, kHistogramMaxBins, options, &cub_bins).median_ms);
   bool cub_right = cub_bins == expected;
   if (!cub_right) std::fprintf(stderr, "%s: CUB's HistogramEven disagrees with the CPU histogram\n", name.c_str());
 
-  HistogramCase what;
+  p0::HistogramCase what;
   what.data = host.data();
   what.n = n;
   what.offset = reinterpret_cast<std::uintptr_t>(din.data()) % 16;
@@ -94,7 +94,7 @@ bool histogram_line(wb::Lesson& lesson, const std::string& name, const std::vect
   wb::GuardedDeviceBuffer<unsigned int> bins(kHistogramMaxBins);  // poisoned, canaries around
   auto launch = [&] { histogram_256(din.data(), n, bins.data(), nullptr); };
   auto verify = [&](const char* when) {
-    const std::string verdict = judge_histogram(what, expected, bins.download());
+    const std::string verdict = p0::judge_histogram(what, expected, bins.download());
     const wb::GuardReport guards = bins.check_guards();
     if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s", name.c_str(), when, verdict.c_str());
     if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(name + " bins").c_str());
@@ -124,7 +124,7 @@ int histogram_lesson(wb::Lesson& lesson) {
     throw wb::UsageError("--size must be 1 to 4G - 1 bytes (counts are 32-bit), got " + std::to_string(n));
   // Device: the bytes, CUB's storage and the L2 flush; host: the bytes.
   lesson.require_memory(static_cast<double>(n) + 256.0 * wb::MiB, 1.1 * static_cast<double>(n));
-  std::vector<unsigned char> host = random_bytes(n, lesson.seed());
+  std::vector<unsigned char> host = p0::random_bytes(n, lesson.seed());
   wb::DeviceBuffer<unsigned char> din(host);
   bool pass = histogram_line(lesson, "histogram_256", host, din);
 

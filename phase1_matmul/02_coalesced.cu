@@ -68,7 +68,7 @@ namespace {
 // could retire 4 warp FMAs: at most ~1/8 of peak, ~10-15% of cuBLAS. Reusing each loaded value for
 // many FMAs (shared memory, 1.03) is the next step.
 int coalesced_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_coalesced", matmul_coalesced);
+  return p1::run_matmul_lesson(lesson, "matmul_coalesced", matmul_coalesced);
 }
 
 }  // namespace

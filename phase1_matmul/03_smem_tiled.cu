@@ -107,7 +107,7 @@ namespace {
 // clock, so at best ~0.8 warp FMA per clock against the 4 its 128 FP32 lanes could issue, and the
 // 32 FMAs into one `acc` form a dependent chain. The H100 reference: 8.9 TFLOP/s, 13% of peak.
 int smem_tiled_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_smem_tiled", matmul_smem_tiled);
+  return p1::run_matmul_lesson(lesson, "matmul_smem_tiled", matmul_smem_tiled);
 }
 
 }  // namespace

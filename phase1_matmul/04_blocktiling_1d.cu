@@ -113,7 +113,7 @@ namespace {
 // TFLOP/s, 24% of peak, 1.8x 1.03. Next wall: 64 As loads' worth per step, so 1.05 caches A in
 // registers too (an outer product of TM x TN values per k).
 int blocktiling_1d_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_blocktiling_1d", matmul_blocktiling_1d);
+  return p1::run_matmul_lesson(lesson, "matmul_blocktiling_1d", matmul_blocktiling_1d);
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ namespace {
 // and per k 4 shared float4 loads (2 for A, 2 for B) instead of 8 + 8 scalar ones (or 8 + 2 where
 // the compiler already merged B's), for the same 64 FMAs: more of the instruction issue slots go to math.
 int vectorized_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_vectorized", matmul_vectorized);
+  return p1::run_matmul_lesson(lesson, "matmul_vectorized", matmul_vectorized);
 }
 
 }  // namespace

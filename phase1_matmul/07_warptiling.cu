@@ -3,7 +3,7 @@
 //
 // You learn: how a third level of tiling (the warp tile) keeps each warp's shared-memory reads
 // compact and broadcast-friendly; how double buffering overlaps the next tile's global loads with
-// this tile's FMAs, and how few barriers that needs; how the order in which blocks take tiles decides
+// this tile's FMAs, and which barriers that needs; how the order in which blocks take tiles decides
 // what L2 holds; how one template gives both a fast whole-tile kernel and a guarded one for the tails.
 // Task: write matmul_warptiling_kernel, C = alpha A B + beta C for any M, N, K (beta == 0 never reads
 // C), and the launcher's kSmemBytes and kGroupM; the tile shape is given (see the launcher). The
@@ -12,8 +12,8 @@
 // You decide: how the A and B tiles sit in shared memory (1.06's layout or your own), so that a
 //             lane's fragment reads are float4 and a warp's stores spread over the banks; which part
 //             of the warp tile each lane owns; how a tile's loads, stores and barriers interleave
-//             with the FMAs, and how few barriers that needs; the order in which blocks take tiles,
-//             and the value of its parameter (kGroupM).
+//             with the FMAs; the order in which blocks take tiles, and the value of its parameter
+//             (kGroupM).
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 10
 // (warptiling); CUTLASS, "Efficient GEMM in CUDA": the warp, not the block, is the unit that shares fragments.
 // Run:   ./workbook run 1.07 [-- --size 4096]
@@ -63,27 +63,20 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
                 "every thread loads the same number of float4s of each tile");
   // Shared memory: two buffers of each tile, so that the next tile can be written while this one is
   // read. At each k a lane reads its TM values of A and its TN values of B as float4s: each 4 of them
-  // must be contiguous and 16-byte aligned in your layout. A row-major A delivers its tile row by row:
-  // count which banks one warp's stores into your A buffer hit. The launcher passes your layout's
-  // size, kSmemBytes, as the launch's dynamic shared memory.
+  // must be contiguous and 16-byte aligned in your layout. The launcher passes your layout's size,
+  // kSmemBytes, as the launch's dynamic shared memory.
   // TODO(1.07): the two buffers of As and of Bs in the launch's dynamic shared memory, every float4
   //             of them 16-byte aligned; the launcher's kSmemBytes must match (about 5 lines).
-  // TODO(1.07): pick this block's tile of C: the grid's own order when GROUP_M == 0; otherwise your
-  //             order, in which the blocks that run at the same time reuse more of each other's A and
-  //             B tiles from L2 than the grid's order does. Every tile is taken exactly once, for
-  //             every grid shape (about 8 lines).
+  // TODO(1.07): pick this block's tile of C: the grid's own order when GROUP_M == 0, your order
+  //             otherwise; every tile is taken exactly once, for every grid shape (about 8 lines).
   // TODO(1.07): where this block's tile, this warp's tile and this lane's TM x TN place in a
   //             sub-tile sit, so that a lane's fragment reads stay float4 (about 6 lines).
-  // TODO(1.07): a register stage for this thread's kALoads float4s of the next A tile and kBLoads of
-  //             the next B tile, and the code that loads it from global memory, coalesced; the CHECKED
-  //             variant reads nothing outside A and B for any shape and alignment, and what it stages
-  //             in their place must leave every output unchanged (about 35 lines).
-  // TODO(1.07): the code that moves the stage into one of the two buffers, in your layout
-  //             (about 20 lines).
-  // TODO(1.07): the loop over the K tiles, a later tile's global loads overlapping this tile's outer
-  //             products: no thread reads a tile before all of it is stored, no buffer is written
-  //             while a thread may still read it, and as few barriers per tile as that allows. K == 0
-  //             reads nothing of A or B and leaves the sums at 0 (about 45 lines).
+  // TODO(1.07): the march over the K tiles, a later tile's global loads (coalesced) in flight while
+  //             this tile's outer products run. No thread reads a tile before all of it is stored, and
+  //             no buffer is written while a thread may still read it. The CHECKED variant reads
+  //             nothing outside A and B for any shape and alignment, and whatever it puts in a tile in
+  //             their place leaves every output unchanged. K == 0 reads nothing of A or B and leaves
+  //             the sums at 0 (about 100 lines).
   // TODO(1.07): store the outputs with alpha and beta, in float4s on the fast path and only inside
   //             M x N on the CHECKED one; beta == 0 never reads C (about 30 lines).
 }
@@ -149,7 +142,7 @@ namespace {
 // 32 FLOP per byte, far above the H100's ~20 FLOP per byte of DRAM bandwidth (and L2 serves most of
 // it). So issue slots bound this rung: FMAs, plus the loads, barriers and latency around them.
 int warptiling_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_warptiling", matmul_warptiling);
+  return p1::run_matmul_lesson(lesson, "matmul_warptiling", matmul_warptiling);
 }
 
 }  // namespace

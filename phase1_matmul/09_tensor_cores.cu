@@ -218,7 +218,7 @@ namespace {
 // synchronous. wgmma reads its operands from shared memory itself and runs asynchronously, and
 // TMA with thread-block clusters multicasts tiles to several SMs: that is how cuBLAS gets ~4x more.
 int tensor_cores_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_tensor_core_tf32", matmul_tensor_core_tf32, MatmulPrecision::TF32);
+  return p1::run_matmul_lesson(lesson, "matmul_tensor_core_tf32", matmul_tensor_core_tf32, p1::MatmulPrecision::TF32);
 }
 
 }  // namespace

@@ -134,7 +134,7 @@ namespace {
 // copies 16 KB for 1 MFLOP (64 FLOP per byte of L2 traffic), and each warp spends 8 ldmatrix_x4 per
 // 32 mma per k16 step: shared memory and issue slots, not DRAM, bound it.
 int mma_sync_lesson(wb::Lesson& lesson) {
-  return run_bf16_matmul_lesson(lesson, "matmul_mma_sync_bf16", matmul_mma_sync_bf16);
+  return p1::run_bf16_matmul_lesson(lesson, "matmul_mma_sync_bf16", matmul_mma_sync_bf16);
 }
 
 }  // namespace

@@ -141,8 +141,8 @@ namespace {
 // two TMA instructions of one thread instead of 3072 cp.async by 256 threads. What remains: one
 // block-wide barrier per K tile, and the epilogue, during which this block's tensor cores idle.
 int tma_lesson(wb::Lesson& lesson) {
-  warn_mbarrier_hangs(lesson);  // mbarrier bugs hang: say what hangs before the first launch
-  return run_bf16_matmul_lesson(lesson, "matmul_tma_bf16", matmul_tma_bf16);
+  p1::warn_mbarrier_hangs(lesson);  // mbarrier bugs hang: say what hangs before the first launch
+  return p1::run_bf16_matmul_lesson(lesson, "matmul_tma_bf16", matmul_tma_bf16);
 }
 
 }  // namespace

@@ -258,7 +258,7 @@ namespace {
 // Napkin math: per K step a block asks L2 for its A tile (16 KB) and half of B (16 KB) instead of 48
 // KB: a third less traffic for the same 128 x 256 x 64 products, while the tensor cores' work is 1.13's.
 int cluster_multicast_lesson(wb::Lesson& lesson) {
-  return run_bf16_matmul_lesson(lesson, "matmul_cluster_bf16", matmul_cluster_bf16);
+  return p1::run_bf16_matmul_lesson(lesson, "matmul_cluster_bf16", matmul_cluster_bf16);
 }
 
 }  // namespace

@@ -142,8 +142,8 @@ int vectorized_lesson(wb::Lesson& lesson) {
   const std::vector<float> x = wb::random_floats(n, lesson.seed(), -kInputRange, kInputRange);
   std::vector<float> relu_expected(n), gelu_expected(n);
   for (std::size_t i = 0; i < n; ++i) {
-    relu_expected[i] = static_cast<float>(relu_reference(x[i]));
-    gelu_expected[i] = static_cast<float>(gelu_tanh_reference(x[i]));
+    relu_expected[i] = static_cast<float>(p2::relu_reference(x[i]));
+    gelu_expected[i] = static_cast<float>(p2::gelu_tanh_reference(x[i]));
   }
 
   // A guard of kDefaultGuard + 1 floats puts data() 4 bytes past a 16-byte boundary: in + 1 and

@@ -48,20 +48,18 @@ template <bool kFloat4>
 __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
-  // TODO(2.05): row_start, the index of this block's row's first element; an offset into in or out
-  //             must be right for every shape the header allows, rows * cols past 2^31 too (1 line).
+  // TODO(2.05): row_start, the index of this block's row's first element, right for every shape the
+  //             header allows (1 line).
   // Pass 1: the squares of this thread's share of the row.
   // TODO(2.05): this thread's sum of squares in a float `sum`: float4 loads on the kFloat4 path, plain
   //             floats on the other; nothing read past the row (about 16 lines).
-  // TODO(2.05): the row's sum of squares, known to every thread, from every thread's `sum` through
-  //             shared memory (the launcher sizes the launch's dynamic shared memory); race-free and
-  //             hang-free for every blockDim.x your launcher picks (about 7 lines).
-  // An all-zero row must come out as zeros: what would rsqrt of its mean be without eps?
+  // TODO(2.05): the row's sum of squares, known to every thread; race-free and hang-free for every
+  //             blockDim.x your launcher picks (about 7 lines).
   // TODO(2.05): inv_rms, the header's rsqrt(mean + eps) for this row, in float (1 line).
-  // Pass 2: a long row (131072 floats are 512 KB) does not fit in a block's registers, so pass 2
-  // reads in again; where that read is served from is the napkin math's question (below).
-  // TODO(2.05): this thread's share of the output row, normalized and weighted, with as many bytes
-  //             in flight as pass 1; no store past the row (about 22 lines).
+  // Pass 2: the output row. What it reads, and where that read is served from, is the napkin math's
+  // question (below).
+  // TODO(2.05): this thread's share of the output row, normalized and weighted; no store past the row
+  //             (about 20 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
@@ -101,8 +99,8 @@ namespace {
 // L1, L2 or DRAM? Count the rows your launch keeps in flight (blocks per SM x 132 SMs) times a row's
 // bytes, at 4096 and at 32768 columns, against the H100's 256 KB of L1 per SM and 50 MB of L2. What
 // limits you then is bytes in flight: a block waits at its barriers for its slowest thread's chain of
-// loads. A version that waited for each float4 before it loaded the next measured 74% of memcpy at
-// 4096 columns on an H100, 67% at 32768 and 94% at 256.
+// loads. Count the bytes one thread has requested and not yet used, times the threads an SM holds,
+// against the ~23 KB per SM at the top of this file.
 int rmsnorm_block_lesson(wb::Lesson& lesson) {
   return p2::rmsnorm_lesson(lesson, "rmsnorm_block", rmsnorm_block);
 }

@@ -60,7 +60,7 @@ namespace {
 // Napkin math: 1 GiB read once, 0.36 ms at CUB's speed. 256 threads load 256 floats, then spend 8
 // steps of shared-memory traffic (with up to 32-way conflicts) on them: the loads are not the limit.
 int interleaved_strided_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_interleaved_strided", reduce_interleaved_strided}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_interleaved_strided", reduce_interleaved_strided}});
 }
 
 }  // namespace

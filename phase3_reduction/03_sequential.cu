@@ -68,7 +68,7 @@ namespace {
 // Napkin math: 1 GiB read once, 0.36 ms at CUB's speed. The first fold already leaves half the
 // threads idle, and each block does 8 barriers for 256 elements: still instruction-bound.
 int sequential_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_sequential", reduce_sequential}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_sequential", reduce_sequential}});
 }
 
 }  // namespace

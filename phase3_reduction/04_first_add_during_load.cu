@@ -68,7 +68,7 @@ namespace {
 // Napkin math: 1 GiB read once, 0.36 ms at CUB's speed. Per element: half a shared store and about
 // a quarter of the tree's traffic of 3.03, and half the blocks to schedule.
 int first_add_during_load_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_first_add_during_load", reduce_first_add_during_load}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_first_add_during_load", reduce_first_add_during_load}});
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ namespace {
 // Napkin math: 1 GiB read once, 0.36 ms at CUB's speed. Per block of 512 elements: 2 barriers
 // instead of 8, and warps 1-7 are free to leave (and a new block to start) after the s = 64 step.
 int unroll_last_warp_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_unroll_last_warp", reduce_unroll_last_warp}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_unroll_last_warp", reduce_unroll_last_warp}});
 }
 
 }  // namespace

@@ -95,7 +95,7 @@ namespace {
 // Napkin math: 1 GiB read once, 0.36 ms at CUB's speed. Same loads as 3.05; what changes is the
 // instruction count per block (no loop counter, no compare per step), worth a few %.
 int complete_unroll_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_complete_unroll", reduce_complete_unroll}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_complete_unroll", reduce_complete_unroll}});
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ namespace {
 // HBM peak). Per block of 256 threads the reduction is now 10 shuffles per warp and one barrier; the
 // second pass sums 1056 numbers in a few microseconds.
 int shuffle_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_shuffle", reduce_shuffle}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_shuffle", reduce_shuffle}});
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ namespace {
 // from the attributes), 0.35 ms. The lesson also times CUB through its own allocation, so the two
 // lines differ only by noise.
 int cub_reference_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_cub", reduce_cub}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_cub", reduce_cub}});
 }
 
 }  // namespace

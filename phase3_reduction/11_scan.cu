@@ -97,7 +97,7 @@ namespace {
 // 0.88 ms (2450 GB/s). The add is free; the time goes to bytes in flight, and to how long a tile waits
 // for the sum of the tiles before it.
 int scan_lesson(wb::Lesson& lesson) {
-  return run_scan_lesson(lesson, scan_inclusive, scan_inclusive_float);
+  return p3::run_scan_lesson(lesson, scan_inclusive, scan_inclusive_float);
 }
 
 }  // namespace

@@ -99,16 +99,16 @@ namespace {
 // about three times the minimum, plus atomics that collide when a row is long. Expect a fraction of a
 // copy's bandwidth; it runs once per matrix, while SpMV runs thousands of times.
 int coo_to_csr_lesson(wb::Lesson& lesson) {
-  SpmvProblem problem =
-      load_spmv_problem(spmv_matrix_options(), lesson.options().size, "uniform", 4 << 20, lesson.seed());
-  const wb::sparse::Csr& csr = problem.csr;
+  p4::SpmvProblem problem =
+      p4::load_spmv_problem(p4::spmv_matrix_options(), lesson.options().size, "uniform", 4 << 20, lesson.seed());
+  const p4::sparse::Csr& csr = problem.csr;
   const std::size_t nnz = csr.nnz(), rows = static_cast<std::size_t>(csr.rows);
   lesson.require_memory(28.0 * static_cast<double>(nnz) + 12.0 * static_cast<double>(rows),
                         40.0 * static_cast<double>(nnz) + 16.0 * static_cast<double>(rows));
-  if (!lesson.options().csv) std::printf("matrix %s: %s\n", problem.label.c_str(), describe_matrix(csr).c_str());
+  if (!lesson.options().csv) std::printf("matrix %s: %s\n", problem.label.c_str(), p4::describe_matrix(csr).c_str());
 
   // The COO input in a seeded random order: the conversion may not rely on sorted input.
-  wb::sparse::Coo coo = wb::sparse::csr_to_coo(csr);
+  p4::sparse::Coo coo = p4::sparse::csr_to_coo(csr);
   wb::Rng rng(lesson.seed());
   for (std::size_t i = nnz; i > 1; --i) {
     const std::size_t j = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(i - 1)));

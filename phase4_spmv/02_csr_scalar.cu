@@ -59,9 +59,9 @@ namespace {
 // entries (40 bytes) in 4-byte pieces; the warp's 32 rows are neighbours, so the pieces share lines
 // that L1 keeps for the next load. A power-law matrix has no such luck: its time is its longest row.
 int csr_scalar_lesson(wb::Lesson& lesson) {
-  return run_spmv_lesson(lesson, "spmv_csr_scalar", [](DeviceMatrix& a, const float* x, float* y, cudaStream_t s) {
-    spmv_csr_scalar(a.csr(), x, y, s);
-  });
+  return p4::run_spmv_lesson(
+      lesson, "spmv_csr_scalar",
+      [](p4::DeviceMatrix& a, const float* x, float* y, cudaStream_t s) { spmv_csr_scalar(a.csr(), x, y, s); });
 }
 
 }  // namespace

@@ -63,8 +63,9 @@ namespace {
 // and the lesson refuses it. The result line still counts the CSR minimum bytes, so the padding shows
 // up as lost GB/s, comparable with 4.02 and 4.03.
 int ell_lesson(wb::Lesson& lesson) {
-  return run_spmv_lesson(lesson, "spmv_ell",
-                         [](DeviceMatrix& a, const float* x, float* y, cudaStream_t s) { spmv_ell(a.ell(), x, y, s); });
+  return p4::run_spmv_lesson(lesson, "spmv_ell", [](p4::DeviceMatrix& a, const float* x, float* y, cudaStream_t s) {
+    spmv_ell(a.ell(), x, y, s);
+  });
 }
 
 }  // namespace

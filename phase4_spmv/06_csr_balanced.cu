@@ -170,9 +170,9 @@ namespace {
 // one warp; the price is a search per tile and per thread and one carry per tile (8 bytes, 36K tiles).
 int csr_balanced_lesson(wb::Lesson& lesson) {
   auto workspace = std::make_shared<wb::DeviceBuffer<unsigned char>>();
-  return run_spmv_lesson(
+  return p4::run_spmv_lesson(
       lesson, "spmv_csr_balanced",
-      [workspace](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
+      [workspace](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
         const CsrView a = m.csr();
         if (workspace->size() == 0) *workspace = wb::DeviceBuffer<unsigned char>(spmv_csr_balanced_workspace_bytes(a));
         spmv_csr_balanced(a, x, y, workspace->data(), s);

@@ -119,10 +119,11 @@ namespace {
 // 90% of cuSPARSE is doing well. The plan is made on the first call, outside the timed repeats.
 int cusparse_reference_lesson(wb::Lesson& lesson) {
   std::unique_ptr<CusparseSpmvPlan, void (*)(CusparseSpmvPlan*)> plan(nullptr, spmv_cusparse_plan_destroy);
-  return run_spmv_lesson(lesson, "spmv_cusparse_csr", [&](DeviceMatrix& a, const float* x, float* y, cudaStream_t s) {
-    if (!plan) plan.reset(spmv_cusparse_plan_create(a.csr(), x, y, s));  // the lesson's x and y never move
-    spmv_cusparse_plan_run(plan.get());
-  });
+  return p4::run_spmv_lesson(
+      lesson, "spmv_cusparse_csr", [&](p4::DeviceMatrix& a, const float* x, float* y, cudaStream_t s) {
+        if (!plan) plan.reset(spmv_cusparse_plan_create(a.csr(), x, y, s));  // the lesson's x and y never move
+        spmv_cusparse_plan_run(plan.get());
+      });
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ struct Bsr4View {
 
 // ---- 4.01 coo_to_csr --------------------------------------------------------------------------------
 // Builds the CSR form of `coo` (entries in any order, no duplicates) on the GPU: row_ptr (rows + 1),
-// col and val (nnz each), columns sorted within each row, exactly like wb::sparse::coo_to_csr.
+// col and val (nnz each), columns sorted within each row, exactly like p4::sparse::coo_to_csr.
 // Allocates its scratch memory stream-ordered (cudaMallocAsync) on `stream`.
 void coo_to_csr_gpu(const CooView& coo, int* row_ptr, int* col, float* val, cudaStream_t stream);
 
@@ -103,11 +103,11 @@ void spmv_csr_balanced(const CsrView& a, const float* x, float* y, void* workspa
 // when the window does not fit), its value offset, the blocks of every block row sorted by template
 // (most frequent first) so that neighbouring lanes follow the same pattern, and one 32-bit descriptor
 // per template (per block row: a 4-bit column mask and the offset of its first value).
-namespace wb {
+namespace p4 {
 namespace sparse {
 struct PatternBlocks;
 }  // namespace sparse
-}  // namespace wb
+}  // namespace p4
 
 struct BlockTiledView {
   int rows = 0, cols = 0, block_rows = 0, tiles = 0, template_count = 0;
@@ -121,7 +121,7 @@ struct BlockTiledView {
 
 class BlockTiledMatrix {
  public:
-  explicit BlockTiledMatrix(const wb::sparse::PatternBlocks& blocks);
+  explicit BlockTiledMatrix(const p4::sparse::PatternBlocks& blocks);
   ~BlockTiledMatrix();
   BlockTiledMatrix(const BlockTiledMatrix&) = delete;
   BlockTiledMatrix& operator=(const BlockTiledMatrix&) = delete;

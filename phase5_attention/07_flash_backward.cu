@@ -55,10 +55,10 @@ __device__ inline void load_rows(__nv_bfloat16* tile, const __nv_bfloat16* src, 
 
 // TODO(5.07): write the kernels attention_flash_backward launches, and their helpers: dQ, dK and dV by
 //             the README's formulas, P recomputed from S and L (nothing of size seq_q x seq_k stored),
-//             each gradient element written once in BF16 and complete whatever order the blocks run
-//             in. All five products on mma.sync m16n8k16 (5.05's toolkit: ldmatrix_x4,
-//             ldmatrix_x4_trans, pack_bf16x2, mma_bf16_16816; the swizzled tiles above). Mask queries
-//             past seq_q, keys past seq_k and (causal) keys after the query.
+//             every gradient element complete in BF16 whatever order the blocks run in. The products
+//             on mma.sync m16n8k16; available: 5.05's toolkit (ldmatrix_x4, ldmatrix_x4_trans,
+//             pack_bf16x2, mma_bf16_16816) and the tile helpers above. Mask queries past seq_q, keys
+//             past seq_k and (causal) keys after the query.
 }  // namespace
 
 void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V,

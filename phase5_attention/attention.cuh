@@ -133,7 +133,9 @@ void attention_flash_backward(const __nv_bfloat16* Q, const __nv_bfloat16* K, co
                               const __nv_bfloat16* O, const __nv_bfloat16* dO, const float* L, __nv_bfloat16* dQ,
                               __nv_bfloat16* dK, __nv_bfloat16* dV, const AttentionShape& shape, float* workspace,
                               cudaStream_t stream);
-// heads x seq_q x (d + 1) floats: one per element of dQ and one more per query row.
+// The size of attention_flash_backward's FP32 workspace, in floats: heads x seq_q x (d + 1).
+// The lesson and the tests allocate it and never read it back: whether and how the launcher uses it
+// is 5.07's decision.
 std::size_t attention_backward_workspace_elements(const AttentionShape& shape);
 // The backward's FLOP as the course counts them: the five products S = Q K^T, dP = dO V^T, dV = P^T dO,
 // dQ = dS K and dK = dS^T Q, 2.5 times the forward's 4 seq_q seq_k d per head (halved when causal). The

@@ -11,8 +11,10 @@ course's text says about them must agree with it.
     neighbours in the manifest's order: the first `P.NN name` after Previous is the exercise before it,
     the first after Next the one after it. The first exercise of a phase may name no exercise as
     Previous (e.g. "phase 3 (the scan)"), the last none as Next (the next phase, a benchmark).
-Usage: check_manifest.py <source-dir>. Runs its own planted-defect self-test first. Exit 0 clean, 1 with
-one line per problem.
+Usage: check_manifest.py [--fix] <source-dir>. Runs its own planted-defect self-test first. Exit 0 clean,
+1 with one line per problem. --fix first rewrites each Previous/Next line (stub and solution) to name
+the neighbours in manifest order, where it names an exercise: after a new manifest entry, its
+neighbours' headers follow without editing them by hand.
 """
 import json
 import pathlib
@@ -110,19 +112,66 @@ def check(entries, readme_text, phase_readmes, headers):
         if not match:
             problems.append(f"{ex_id} {name}: '{stub_line}' is not '// Previous: ... Next: ...'")
             continue
-        before = listed[i - 1] if i > 0 else None
-        after = listed[i + 1] if i + 1 < len(listed) else None
-        same_phase_before = before if before and before[0][0] == ex_id[0] else None
-        same_phase_after = after if after and after[0][0] == ex_id[0] else None
-        # At a phase boundary an exercise may name none, but one it names first must be the neighbour.
-        previous_expected = same_phase_before or (before if ANY_ID.search(match.group(1)) else None)
-        next_expected = same_phase_after or (after if ANY_ID.search(match.group(2)) else None)
+        previous_expected, next_expected = expected_neighbours(listed, i, match.group(1), match.group(2))
         for field, text, expected in (("Previous", match.group(1), previous_expected),
                                       ("Next", match.group(2), next_expected)):
             problem = neighbour_problem(field, text, expected)
             if problem:
                 problems.append(f"{ex_id} {name}: {problem} (manifest order)")
     return problems
+
+
+def expected_neighbours(listed, i, previous_text, next_text):
+    """The (id, name) each field must name first, or None where anything goes: within a phase the
+    neighbour; at a phase boundary none, but one it names first must be the neighbour."""
+    ex_id = listed[i][0]
+    before = listed[i - 1] if i > 0 else None
+    after = listed[i + 1] if i + 1 < len(listed) else None
+    same_phase_before = before if before and before[0][0] == ex_id[0] else None
+    same_phase_after = after if after and after[0][0] == ex_id[0] else None
+    return (same_phase_before or (before if ANY_ID.search(previous_text) else None),
+            same_phase_after or (after if ANY_ID.search(next_text) else None))
+
+
+def fixed_line(line, listed, i):
+    """The Previous/Next line with the first exercise each field names replaced by the expected
+    neighbour; a field that names none is left as it is (the check then says what it needs)."""
+    match = re.match(r"(//\s*Previous:)(.*?)(\s+Next:)(.*)$", line)
+    if not match:
+        return line
+    previous_expected, next_expected = expected_neighbours(listed, i, match.group(2), match.group(4))
+
+    def fix(text, expected):
+        first = ANY_ID.search(text)
+        if expected is None or first is None:
+            return text
+        mention = MENTION.match(text, first.start())
+        end = mention.end() if mention else first.end()
+        return text[:first.start()] + f"{expected[0]} {expected[1]}" + text[end:]
+
+    return match.group(1) + fix(match.group(2), previous_expected) + match.group(3) + fix(match.group(4), next_expected)
+
+
+def fix_headers(root, entries):
+    """Rewrites the Previous/Next lines of every stub and solution to the manifest's order; returns the
+    files it changed."""
+    listed = [(e["id"], e["name"]) for e in entries if e.get("id") and e.get("name")]
+    changed = []
+    for i, (ex_id, name) in enumerate(listed):
+        for stub in root.glob(f"phase{ex_id[:1]}_*/{ex_id[2:]}_{name}.cu"):
+            for path in (stub, root / "solutions" / stub.parent.name / stub.name):
+                if not path.exists():
+                    continue
+                lines = path.read_text().split("\n")
+                for k, line in enumerate(lines[:40]):
+                    if line.startswith("// Previous:"):
+                        new = fixed_line(line, listed, i)
+                        if new != line:
+                            lines[k] = new
+                            path.write_text("\n".join(lines))
+                            changed.append(str(path.relative_to(root)))
+                        break
+    return changed
 
 
 def previous_next_line(path):
@@ -194,20 +243,34 @@ def self_test():
     planted("solution differs", "differs from the stub's",
             h=with_line("0.01", lines["0.01"], "// Previous: none. Next: 0.02 b (later)."))
     planted("no line", "has no '// Previous", h=with_line("0.01", None))
+    listed = [(e["id"], e["name"]) for e in entries]
+    for i, wrong, right in ((0, "// Previous: none. Next: 1.01 c (later).", "// Previous: none. Next: 0.02 b (later)."),
+                            (1, "// Previous: 0.02. Next: phase 1.", "// Previous: 0.01 a. Next: phase 1."),
+                            (2, "// Previous: 0.01 a. Next: the benchmark.", "// Previous: 0.02 b. Next: the benchmark.")):
+        if fixed_line(wrong, listed, i) != right:
+            failures.append(f"--fix of '{wrong}' gave '{fixed_line(wrong, listed, i)}', expected '{right}'")
     for failure in failures:
         print(failure)
-    total = 14
+    total = 17  # the clean case, 13 planted defects, 3 fixed lines
     print(f"self-test: {total - len(failures)} of {total} cases behave")
     return not failures
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: check_manifest.py <source-dir>", file=sys.stderr)
+    args = sys.argv[1:]
+    fix = args[:1] == ["--fix"]
+    if fix:
+        args = args[1:]
+    if len(args) != 1:
+        print("usage: check_manifest.py [--fix] <source-dir>", file=sys.stderr)
         return 2
     if not self_test():
         return 1
-    root = pathlib.Path(sys.argv[1]).resolve()
+    root = pathlib.Path(args[0]).resolve()
+    if fix:
+        entries = json.loads((root / "cmake" / "exercises.json").read_text())["exercises"]
+        for path in fix_headers(root, entries):
+            print(f"rewrote the Previous/Next line of {path}")
     entries, readme, phase_readmes, headers = load(root)
     problems = check(entries, readme, phase_readmes, headers)
     for problem in problems:

@@ -6,6 +6,8 @@
 #include "common/check.h"
 #include "phase0_basics/harness/cub_histogram.h"
 
+namespace p0 {
+
 wb::TimingStats time_cub_histogram(const unsigned char* data, std::size_t n, int num_bins,
                                    const wb::BenchOptions& options, std::vector<unsigned int>* bins_out) {
   wb::DeviceBuffer<unsigned int> bins(static_cast<std::size_t>(num_bins));
@@ -28,3 +30,5 @@ wb::TimingStats time_cub_histogram(const unsigned char* data, std::size_t n, int
   if (bins_out != nullptr) *bins_out = bins.download();
   return stats;
 }
+
+}  // namespace p0

@@ -8,9 +8,13 @@
 
 #include "common/timer.h"
 
+namespace p0 {
+
 // cub::DeviceHistogram::HistogramEven over n device bytes into num_bins equal-width bins of [0, 256)
 // (levels 0 and 256: the bins of histogram_bins), timed with `options` on the default stream. CUB's
 // temporary storage is allocated once, outside the timed region. The counts of the last run go to
 // *bins_out when it is given.
 wb::TimingStats time_cub_histogram(const unsigned char* data, std::size_t n, int num_bins,
                                    const wb::BenchOptions& options, std::vector<unsigned int>* bins_out = nullptr);
+
+}  // namespace p0

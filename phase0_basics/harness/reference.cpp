@@ -10,6 +10,8 @@
 #include "common/verify.h"
 #include "phase0_basics/basics.cuh"
 
+namespace p0 {
+
 double stencil_reference(const std::vector<float>& w, const std::vector<float>& x, std::vector<float>& out) {
   const std::size_t n = x.size();
   out.assign(n, 0.0f);
@@ -285,3 +287,5 @@ std::string judge_histogram(const HistogramCase& c, const std::vector<unsigned i
       << list;
   return out.str();
 }
+
+}  // namespace p0

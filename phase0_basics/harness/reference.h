@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+namespace p0 {
+
 // out[i] = sum over k = -R..R of w[k + R] * x[i + k], x[j] = 0 outside [0, n): the kernel's order, each
 // step one fused multiply-add rounded once. Returns the largest sum over k of |w * x| of any output,
 // which the tolerance scales with.
@@ -37,3 +39,5 @@ struct HistogramCase {
 // likely cause in a sentence, then the first wrong bins.
 std::string judge_histogram(const HistogramCase& c, const std::vector<unsigned int>& expected,
                             const std::vector<unsigned int>& got);
+
+}  // namespace p0

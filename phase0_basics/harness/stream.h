@@ -10,7 +10,7 @@
 
 #include "common/check.h"
 
-namespace wb {
+namespace p0 {
 
 // `count` streams, created non-blocking (they do not wait for the legacy default stream), destroyed
 // with the set.
@@ -64,4 +64,4 @@ inline void join_streams(const std::vector<cudaStream_t>& from, cudaStream_t int
   }
 }
 
-}  // namespace wb
+}  // namespace p0

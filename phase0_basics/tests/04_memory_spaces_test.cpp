@@ -26,7 +26,7 @@ wb::Tolerance stencil_tolerance(double largest) {
 void check_stencil(const char* what, const std::vector<float>& w, const std::vector<float>& x) {
   const std::size_t n = x.size();
   std::vector<float> expected;
-  const wb::Tolerance tol = stencil_tolerance(stencil_reference(w, x, expected));
+  const wb::Tolerance tol = stencil_tolerance(p0::stencil_reference(w, x, expected));
   // The input sits between NaN canaries: a kernel that reads in[-1] or in[n] instead of using 0
   // produces NaN outputs, which compare() reports as "read past the end of an input".
   wb::GuardedDeviceBuffer<float> din(n);

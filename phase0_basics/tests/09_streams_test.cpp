@@ -33,7 +33,7 @@ Problem make_problem(std::size_t n, std::uint64_t seed) {
   Problem p{wb::PinnedBuffer<float>(n + kGuard), std::vector<float>(n)};
   std::copy(input.begin(), input.end(), p.host_in.begin());
   std::fill(p.host_in.begin() + n, p.host_in.end(), wb::canary_value<float>());
-  for (std::size_t i = 0; i < n; ++i) p.expected[i] = process_reference(input[i], kWork);
+  for (std::size_t i = 0; i < n; ++i) p.expected[i] = p0::process_reference(input[i], kWork);
   return p;
 }
 
@@ -57,7 +57,7 @@ void require_output(const std::string& what, const Problem& p, const wb::PinnedB
 
 // The host may read host_out only after the copies into it finished: wait for every stream, then
 // for the whole device (work that went to another stream, e.g. the default one, is not covered).
-void require_finished(const wb::StreamSet& streams, int num_streams) {
+void require_finished(const p0::StreamSet& streams, int num_streams) {
   for (int s = 0; s < num_streams; ++s) {
     const cudaError_t e = cudaStreamSynchronize(streams[static_cast<std::size_t>(s)]);
     if (e != cudaSuccess)
@@ -84,7 +84,7 @@ TEST_CASE("pipeline_serial (given) copies in, processes and copies back every el
   wb::PinnedBuffer<float> host_out(n + kGuard);
   poison_output(host_out, n);
   wb::GuardedDeviceBuffer<float> dev_in(n), dev_out(n);  // poisoned inside, canaries around
-  wb::StreamSet streams(1);
+  p0::StreamSet streams(1);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);  // the buffers' set-up copies are done
 
   try {
@@ -102,7 +102,7 @@ TEST_CASE("pipeline_streams covers every element once for any chunk and stream c
   const std::uint64_t seed = wb::test::seed();
   const Problem p = make_problem(n, seed);
   wb::PinnedBuffer<float> host_out(n + kGuard);
-  wb::StreamSet streams(4);
+  p0::StreamSet streams(4);
 
   for (const int num_chunks : {1, 3, 4, 16}) {
     for (const int num_streams : {1, 2, 4}) {

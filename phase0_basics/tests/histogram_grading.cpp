@@ -64,11 +64,11 @@ const char* describe(ByteInput kind) {
 std::vector<unsigned char> make_bytes(ByteInput kind, std::size_t n, std::uint64_t seed) {
   switch (kind) {
     case ByteInput::Uniform:
-      return random_bytes(n, seed);
+      return p0::random_bytes(n, seed);
     case ByteInput::AllSame:
       return std::vector<unsigned char>(n, kHotByte);
     case ByteInput::TwoValues: {
-      std::vector<unsigned char> bytes = random_bytes(n, seed);
+      std::vector<unsigned char> bytes = p0::random_bytes(n, seed);
       for (unsigned char& b : bytes) b = (b & 1) ? 128 : 127;
       return bytes;
     }
@@ -89,14 +89,15 @@ std::string grade_histogram(const char* launcher, HistogramLauncher launch, cons
         wb::test::launch_and_explain(launcher, [&] { launch(input.data(), n, bins.data(), run.num_bins, nullptr); });
     if (!failed.empty()) return failed;
   }
-  HistogramCase hc;
+  p0::HistogramCase hc;
   hc.data = data.data();
   hc.n = n;
   hc.offset = run.offset % 16;
   hc.num_bins = run.num_bins;
   hc.calls = run.calls;
   hc.guard_byte = kGuardByte;
-  const std::string verdict = judge_histogram(hc, histogram_reference(data.data(), n, run.num_bins), bins.download());
+  const std::string verdict =
+      p0::judge_histogram(hc, p0::histogram_reference(data.data(), n, run.num_bins), bins.download());
   if (!verdict.empty()) return verdict;
   const wb::GuardReport guards = bins.check_guards();
   if (!guards.ok()) return guards.describe(std::string(launcher) + " bins");

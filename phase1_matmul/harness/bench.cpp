@@ -33,22 +33,22 @@ struct Rung {
   const char* id;
   const char* name;
   MatmulLauncher launch;
-  MatmulPrecision precision;
+  p1::MatmulPrecision precision;
   const char* arch = "";  // requires_arch of its cmake/exercises.json entry
 };
 
 // The version-to-launcher map lives here and nowhere else.
 const std::vector<Rung>& rungs() {
   static const std::vector<Rung> all = {
-      {"1.01", "matmul_naive", matmul_naive, MatmulPrecision::FP32},
-      {"1.02", "matmul_coalesced", matmul_coalesced, MatmulPrecision::FP32},
-      {"1.03", "matmul_smem_tiled", matmul_smem_tiled, MatmulPrecision::FP32},
-      {"1.04", "matmul_blocktiling_1d", matmul_blocktiling_1d, MatmulPrecision::FP32},
-      {"1.05", "matmul_blocktiling_2d", matmul_blocktiling_2d, MatmulPrecision::FP32},
-      {"1.06", "matmul_vectorized", matmul_vectorized, MatmulPrecision::FP32},
-      {"1.07", "matmul_warptiling", matmul_warptiling, MatmulPrecision::FP32},
-      {"1.08", "matmul_cublas", matmul_cublas, MatmulPrecision::FP32},
-      {"1.09", "matmul_tensor_core_tf32", matmul_tensor_core_tf32, MatmulPrecision::TF32, "80"},
+      {"1.01", "matmul_naive", matmul_naive, p1::MatmulPrecision::FP32},
+      {"1.02", "matmul_coalesced", matmul_coalesced, p1::MatmulPrecision::FP32},
+      {"1.03", "matmul_smem_tiled", matmul_smem_tiled, p1::MatmulPrecision::FP32},
+      {"1.04", "matmul_blocktiling_1d", matmul_blocktiling_1d, p1::MatmulPrecision::FP32},
+      {"1.05", "matmul_blocktiling_2d", matmul_blocktiling_2d, p1::MatmulPrecision::FP32},
+      {"1.06", "matmul_vectorized", matmul_vectorized, p1::MatmulPrecision::FP32},
+      {"1.07", "matmul_warptiling", matmul_warptiling, p1::MatmulPrecision::FP32},
+      {"1.08", "matmul_cublas", matmul_cublas, p1::MatmulPrecision::FP32},
+      {"1.09", "matmul_tensor_core_tf32", matmul_tensor_core_tf32, p1::MatmulPrecision::TF32, "80"},
   };
   return all;
 }
@@ -80,8 +80,8 @@ wb::TimingStats timed(TimeFn time, int repeat) {
   return time(wb::BenchOptions{1, reps, false});
 }
 
-const char* dtype_of(MatmulPrecision precision) {
-  return precision == MatmulPrecision::FP32 ? "fp32" : precision == MatmulPrecision::TF32 ? "tf32" : "bf16";
+const char* dtype_of(p1::MatmulPrecision precision) {
+  return precision == p1::MatmulPrecision::FP32 ? "fp32" : precision == p1::MatmulPrecision::TF32 ? "tf32" : "bf16";
 }
 
 const wb::BenchToolSpec kTool = {
@@ -132,18 +132,18 @@ int main(int argc, char** argv) {
                     wb::arch_requirement_unmet(rung.id, rung.exercise, rung.arch, cc).c_str());
     }
     for (int n : sizes) {
-      const MatmulShape shape{n, n, n};
+      const p1::MatmulShape shape{n, n, n};
       // One row: GFLOP/s, % of the peak at the row's precision and % of the library (`library_ms`).
-      auto add = [&](const char* id, const char* variant, const std::string& launcher, MatmulPrecision precision,
+      auto add = [&](const char* id, const char* variant, const std::string& launcher, p1::MatmulPrecision precision,
                      const wb::TimingStats& time, double library_ms, bool pass, const char* library_label) {
         wb::ResultRow row = wb::bench_row(variant, launcher, shape.text(), dtype_of(precision), time);
         row.id = id;
         row.flop = shape.flop();
-        const bool bf16 = precision == MatmulPrecision::BF16;
-        wb::set_rate(row, "GFLOP/s", bf16 ? wb::bf16_peak_gflops(device) : matmul_peak_gflops(device, precision),
-                     bf16                                 ? "BF16 peak"
-                     : precision == MatmulPrecision::FP32 ? "FP32 peak"
-                                                          : "TF32 peak");
+        const bool bf16 = precision == p1::MatmulPrecision::BF16;
+        wb::set_rate(row, "GFLOP/s", bf16 ? wb::bf16_peak_gflops(device) : p1::matmul_peak_gflops(device, precision),
+                     bf16                                     ? "BF16 peak"
+                     : precision == p1::MatmulPrecision::FP32 ? "FP32 peak"
+                                                              : "TF32 peak");
         wb::set_reference(row, library_label, 100.0 * library_ms / time.median_ms);
         row.status = pass ? "PASS" : "FAIL";
         const wb::ResultRow& r = table.add(row);
@@ -151,11 +151,11 @@ int main(int argc, char** argv) {
                     peak_cell(r).c_str(), r.ref_value, r.status.c_str());
       };
       // Freed before the BF16 operands are made (8192 fits either way, on smaller GPUs too).
-      auto fp32_bench = std::make_unique<MatmulBench>(shape, wb::kDefaultSeed);
-      MatmulBench& bench = *fp32_bench;
+      auto fp32_bench = std::make_unique<p1::MatmulBench>(shape, wb::kDefaultSeed);
+      p1::MatmulBench& bench = *fp32_bench;
       const wb::BenchOptions options{2, repeat, false};
-      const wb::TimingStats fp32_library = bench.time_library(MatmulPrecision::FP32, options);
-      const double tf32_library = bench.time_library(MatmulPrecision::TF32, options).median_ms;
+      const wb::TimingStats fp32_library = bench.time_library(p1::MatmulPrecision::FP32, options);
+      const double tf32_library = bench.time_library(p1::MatmulPrecision::TF32, options).median_ms;
       for (const Rung& rung : rungs()) {
         if (!wb::arch_requirement_met(rung.arch, cc)) continue;
         wb::MeasureSteps steps;
@@ -166,18 +166,19 @@ int main(int argc, char** argv) {
           return timed([&](const wb::BenchOptions& o) { return bench.time(rung.launch, o); }, repeat);
         };
         const wb::Measured m = wb::measure(steps);
-        const bool fp32 = rung.precision == MatmulPrecision::FP32;
+        const bool fp32 = rung.precision == p1::MatmulPrecision::FP32;
         add(rung.id, "solution", rung.name, rung.precision, m.time, fp32 ? fp32_library.median_ms : tf32_library,
             m.pass, fp32 ? "cuBLAS" : "cuBLAS TF32");
       }
-      add("-", "library", "cublasSgemm", MatmulPrecision::FP32, fp32_library, fp32_library.median_ms, true, "cuBLAS");
+      add("-", "library", "cublasSgemm", p1::MatmulPrecision::FP32, fp32_library, fp32_library.median_ms, true,
+          "cuBLAS");
       std::fflush(stdout);
       fp32_bench.reset();
       if (runnable.empty()) continue;
 
       // BF16: each runnable rung against the faster of cublasGemmEx and cublasLtMatmul on the same data.
-      Bf16MatmulBench bf16(shape, wb::kDefaultSeed);
-      const Bf16LibraryTiming library = bf16.time_library(wb::BenchOptions{2, repeat, false});
+      p1::Bf16MatmulBench bf16(shape, wb::kDefaultSeed);
+      const p1::Bf16LibraryTiming library = bf16.time_library(wb::BenchOptions{2, repeat, false});
       const double best = library.best_ms();
       for (const Bf16Rung* rung : runnable) {
         wb::MeasureSteps steps;
@@ -186,14 +187,14 @@ int main(int argc, char** argv) {
           return timed([&](const wb::BenchOptions& o) { return bf16.time(rung->launch, o); }, repeat);
         };
         const wb::Measured m = wb::measure(steps);
-        add(rung->id, "solution", rung->name, MatmulPrecision::BF16, m.time, best, m.pass, "cuBLAS BF16 best");
+        add(rung->id, "solution", rung->name, p1::MatmulPrecision::BF16, m.time, best, m.pass, "cuBLAS BF16 best");
       }
       // "cuBLAS BF16 best" is the faster of the two; both are rows (launcher = the cuBLAS call).
       const bool lt_best = library.lt_found && library.lt_wins();
-      add("-", "library", library.best_name(), MatmulPrecision::BF16, lt_best ? library.lt : library.gemm_ex, best,
+      add("-", "library", library.best_name(), p1::MatmulPrecision::BF16, lt_best ? library.lt : library.gemm_ex, best,
           true, "cuBLAS BF16 best");
       if (library.lt_found)
-        add("-", "library", lt_best ? "cublasGemmEx" : "cublasLtMatmul", MatmulPrecision::BF16,
+        add("-", "library", lt_best ? "cublasGemmEx" : "cublasLtMatmul", p1::MatmulPrecision::BF16,
             lt_best ? library.gemm_ex : library.lt, best, true, "cuBLAS BF16 best");
       std::printf("      (cuBLAS BF16 best = %s)\n", library.best_name());
       std::fflush(stdout);

@@ -16,6 +16,8 @@
 #include "phase1_matmul/harness/hang_notice.h"
 #include "phase1_matmul/harness/lesson_support.h"
 
+namespace p1 {
+
 namespace {
 
 std::vector<float> absolute(std::vector<float> v) {
@@ -209,3 +211,5 @@ void warn_mbarrier_hangs(const wb::Lesson& lesson) {
                lesson.id().c_str(), lesson.name().c_str(), kMbarrierHangCauses);
   std::fflush(out);
 }
+
+}  // namespace p1

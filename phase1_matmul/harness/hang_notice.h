@@ -5,6 +5,8 @@
 // (bf16_lesson.cpp, warn_mbarrier_hangs), so a learner who sees nothing more knows why.
 #pragma once
 
+namespace p1 {
+
 inline constexpr const char kMbarrierHangCauses[] =
     "The usual causes: a wait on a phase (parity) bit that never flips (the parity must toggle each time the "
     "ring of stages wraps around, and producer and consumer must agree on it), or an expect_tx byte count that "
@@ -17,3 +19,4 @@ inline constexpr const char kClusterHangCauses[] =
     "arrivals that never come, or its count was set too low and it refills early), a multicast whose CTA mask "
     "leaves out a block (that block's full barrier never gets those bytes), or two blocks of one cluster that "
     "walk different numbers of steps.";
+}  // namespace p1

@@ -12,6 +12,8 @@
 #include "common/gpu.h"
 #include "common/measure.h"
 
+namespace p1 {
+
 namespace {
 
 std::vector<float> absolute(std::vector<float> v) {
@@ -150,3 +152,5 @@ int report_matmul_result(wb::Lesson& lesson, const char* launcher_name, const Ma
   lesson.report(line);
   return pass ? wb::kExitPass : wb::kExitFail;
 }
+
+}  // namespace p1

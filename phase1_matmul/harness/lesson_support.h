@@ -13,6 +13,8 @@
 #include "phase1_matmul/matmul.cuh"
 #include "phase1_matmul/matmul_bf16.cuh"
 
+namespace p1 {
+
 struct MatmulShape {
   int M, N, K;
   double flop() const { return 2.0 * M * double(N) * K; }  // a multiply and an add per term
@@ -106,3 +108,5 @@ int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16Ma
 // before the first launch: one line saying what usually hangs and that Ctrl-C stops the lesson (on
 // stderr with --csv, so stdout keeps only the rows). The sentence is hang_notice.h's, as in the tests.
 void warn_mbarrier_hangs(const wb::Lesson& lesson);
+
+}  // namespace p1

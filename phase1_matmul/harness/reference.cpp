@@ -7,6 +7,8 @@
 #include "common/check_cublas.h"
 #include "common/data.h"
 
+namespace p1 {
+
 void gemm_reference_cpu(int M, int N, int K, float alpha, const std::vector<float>& A, const std::vector<float>& B,
                         float beta, const std::vector<float>& C, std::vector<double>& out,
                         std::vector<double>& magnitude) {
@@ -100,3 +102,5 @@ void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float 
   const int ld = K > 0 ? K : 1;
   CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &alpha, B, ld, A, ld, &beta, C, N));
 }
+
+}  // namespace p1

@@ -13,6 +13,8 @@
 #include "common/bf16.h"  // the host BF16 helpers the BF16 references and inputs use
 #include "common/verify.h"
 
+namespace p1 {
+
 // How the kernel under test rounds its inputs: FP32 keeps them, TF32 rounds each to 10 mantissa bits.
 // BF16 (1.10-1.14): the inputs are BF16 already (the reference is computed from the very same
 // values), FP32 accumulation on tensor cores.
@@ -72,3 +74,5 @@ void gemm_nt_reference_cpu(int M, int N, int K, float alpha, const std::vector<f
 // C^T (N x M) = B (N x K) * A^T (K x M): B is the column-major K x N matrix B^T, transposed back.
 void gemm_nt_reference_cublas(cublasHandle_t handle, int M, int N, int K, float alpha, const float* A, const float* B,
                               float beta, float* C, cudaStream_t stream);
+
+}  // namespace p1

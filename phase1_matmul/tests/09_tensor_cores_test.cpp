@@ -6,7 +6,7 @@
 
 TEST_CASE("matmul_tensor_core_tf32 computes alpha A B + beta C for every shape", "[p1][1.09][gpu]") {
   const MatmulCase c = GENERATE(Catch::Generators::from_range(standard_matmul_cases()));
-  check_matmul("matmul_tensor_core_tf32", matmul_tensor_core_tf32, c, MatmulPrecision::TF32);
+  check_matmul("matmul_tensor_core_tf32", matmul_tensor_core_tf32, c, p1::MatmulPrecision::TF32);
 }
 
 TEST_CASE("matmul_tensor_core_tf32 handles tails on its float4 path and exact tiles", "[p1][1.09][gpu]") {
@@ -15,5 +15,5 @@ TEST_CASE("matmul_tensor_core_tf32 handles tails on its float4 path and exact ti
   const MatmulCase c = GENERATE(MatmulCase{200, 260, 36, 1.0f, 0.0f}, MatmulCase{132, 4, 20, -1.0f, 2.0f},
                                 MatmulCase{128, 128, 16, 1.0f, 0.0f}, MatmulCase{256, 256, 32, 0.5f, 1.0f},
                                 MatmulCase{129, 257, 4, 1.0f, 0.0f});
-  check_matmul("matmul_tensor_core_tf32", matmul_tensor_core_tf32, c, MatmulPrecision::TF32);
+  check_matmul("matmul_tensor_core_tf32", matmul_tensor_core_tf32, c, p1::MatmulPrecision::TF32);
 }

@@ -61,7 +61,7 @@ TEST_CASE("the phase 1 grader accepts a correct kernel and names every planted b
   for (const Plant& p : plants) {
     INFO("planted: " << p.what);
     const std::string verdict =
-        grade_matmul("planted", p.launch, p.shape, MatmulPrecision::FP32, p.exact, wb::test::seed());
+        grade_matmul("planted", p.launch, p.shape, p1::MatmulPrecision::FP32, p.exact, wb::test::seed());
     INFO("grader said: " << verdict);
     if (std::string(p.diagnosis).empty()) {
       CHECK(verdict.empty());
@@ -78,7 +78,7 @@ namespace {
 void check_passes_plain_grader(MatmulLauncher launch) {
   for (const MatmulCase& shape : {MatmulCase{31, 33, 17, 1.0f, 0.0f}, MatmulCase{1, 1, 1, 2.0f, 0.5f}}) {
     INFO("shape " << shape.M << "x" << shape.N << "x" << shape.K);
-    CHECK(grade_matmul("planted", launch, shape, MatmulPrecision::FP32, true, wb::test::seed()).empty());
+    CHECK(grade_matmul("planted", launch, shape, p1::MatmulPrecision::FP32, true, wb::test::seed()).empty());
   }
 }
 }  // namespace

@@ -42,18 +42,19 @@ void reference(const MatmulCase& c, const Inputs& in, BLayout layout, std::vecto
   *from_cublas = macs > kCpuReferenceLimit;
   if (!*from_cublas) {
     if (layout == BLayout::KxN)
-      gemm_reference_cpu(c.M, c.N, c.K, c.alpha, in.A, in.B, c.beta, in.C, expected, magnitude);
+      p1::gemm_reference_cpu(c.M, c.N, c.K, c.alpha, in.A, in.B, c.beta, in.C, expected, magnitude);
     else
-      gemm_nt_reference_cpu(c.M, c.N, c.K, c.alpha, in.A, in.B, c.beta, in.C, expected, magnitude);
+      p1::gemm_nt_reference_cpu(c.M, c.N, c.K, c.alpha, in.A, in.B, c.beta, in.C, expected, magnitude);
     return;
   }
   auto run = [&](const std::vector<float>& A, const std::vector<float>& B, const std::vector<float>& C, float alpha,
                  float beta, std::vector<double>& out) {
     wb::DeviceBuffer<float> dA(A), dB(B), dC(C);
     if (layout == BLayout::KxN)
-      gemm_reference_cublas(shared_cublas(), c.M, c.N, c.K, alpha, dA.data(), dB.data(), beta, dC.data(), nullptr);
+      p1::gemm_reference_cublas(shared_cublas(), c.M, c.N, c.K, alpha, dA.data(), dB.data(), beta, dC.data(), nullptr);
     else
-      gemm_nt_reference_cublas(shared_cublas(), c.M, c.N, c.K, alpha, dA.data(), dB.data(), beta, dC.data(), nullptr);
+      p1::gemm_nt_reference_cublas(shared_cublas(), c.M, c.N, c.K, alpha, dA.data(), dB.data(), beta, dC.data(),
+                                   nullptr);
     const std::vector<float> result = dC.download();
     out.assign(result.begin(), result.end());
   };
@@ -67,8 +68,9 @@ void reference(const MatmulCase& c, const Inputs& in, BLayout layout, std::vecto
   run(absolute(in.A), absolute(in.B), absolute(C), std::fabs(c.alpha), std::fabs(c.beta), magnitude);
 }
 
-wb::Tolerance tolerance_of(const MatmulCase& c, double magnitude, bool exact, MatmulPrecision precision, double slack) {
-  return exact ? wb::Tolerance{} : gemm_check_tolerance(c.K, magnitude, precision, slack);
+wb::Tolerance tolerance_of(const MatmulCase& c, double magnitude, bool exact, p1::MatmulPrecision precision,
+                           double slack) {
+  return exact ? wb::Tolerance{} : p1::gemm_check_tolerance(c.K, magnitude, precision, slack);
 }
 
 // A missed tail tile spoils (nearly) every element past its first row or column; a bug elsewhere,
@@ -96,7 +98,7 @@ bool every_bad_element_is(const MatmulCase& c, const Inputs& in, const std::vect
 // One sentence on where the wrong elements are, which usually names the bug.
 std::string explain(const MatmulCase& c, const Inputs& in, BLayout layout, const std::vector<float>& got,
                     const std::vector<double>& expected, const std::vector<double>& magnitude, bool exact,
-                    MatmulPrecision precision, double slack) {
+                    p1::MatmulPrecision precision, double slack) {
   int min_bad_row = c.M, min_bad_col = c.N;
   std::size_t unchanged = 0, beta_missing = 0, nan = 0, untouched_total = 0;
   std::vector<std::size_t> bad_elements;
@@ -174,7 +176,7 @@ std::string explain(const MatmulCase& c, const Inputs& in, BLayout layout, const
 // boundary (0: aligned), in both guard layouts (WB_EXACT_INPUTS too).
 struct GradeSpec {
   MatmulCase c;
-  MatmulPrecision precision;
+  p1::MatmulPrecision precision;
   BLayout layout;
   bool exact;
   std::uint64_t seed;
@@ -190,9 +192,9 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
                     c_count = std::size_t(c.M) * c.N;
   Inputs in;
   if (s.exact) {
-    in.A = random_small_integers(a_count, s.seed);  // exact in TF32 and BF16 too
-    in.B = random_small_integers(b_count, s.seed + 1);
-    in.C = random_small_integers(c_count, s.seed + 2, -4, 4);
+    in.A = p1::random_small_integers(a_count, s.seed);  // exact in TF32 and BF16 too
+    in.B = p1::random_small_integers(b_count, s.seed + 1);
+    in.C = p1::random_small_integers(c_count, s.seed + 2, -4, 4);
   } else {
     in.A = wb::random_floats(a_count, s.seed);
     in.B = wb::random_floats(b_count, s.seed + 1);
@@ -238,7 +240,7 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
 
 }  // namespace
 
-std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, MatmulPrecision precision,
+std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, p1::MatmulPrecision precision,
                          bool exact, std::uint64_t seed) {
   const GradeSpec spec{c, precision, BLayout::KxN, exact, seed, 0, 0};
   return grade_generic<float>(name, spec, [&](const float* A, const float* B, float* C) {
@@ -249,7 +251,7 @@ std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCa
 std::string grade_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& b, bool exact,
                               std::uint64_t seed) {
   const MatmulCase c{b.M, b.N, b.K, b.alpha, b.beta};
-  const GradeSpec spec{c, MatmulPrecision::BF16, BLayout::NxK, exact, seed, b.a_offset, b.b_offset};
+  const GradeSpec spec{c, p1::MatmulPrecision::BF16, BLayout::NxK, exact, seed, b.a_offset, b.b_offset};
   return grade_generic<__nv_bfloat16>(name, spec, [&](const __nv_bfloat16* A, const __nv_bfloat16* B, float* C) {
     launch(c.M, c.N, c.K, c.alpha, A, B, c.beta, C, nullptr);
   });
@@ -271,7 +273,7 @@ std::vector<MatmulCase> standard_matmul_cases() {
   return small;
 }
 
-void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, MatmulPrecision precision) {
+void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, p1::MatmulPrecision precision) {
   const std::uint64_t seed = wb::test::seed();
   INFO(name << " with M = " << c.M << ", N = " << c.N << ", K = " << c.K << ", alpha = " << c.alpha
             << ", beta = " << c.beta << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
@@ -360,7 +362,7 @@ void watch_for_hangs(const char* rung) {
     std::printf(
         "%s: if this test stops after a 'case' line until CTest kills it (its TIMEOUT), a kernel is waiting on an "
         "mbarrier that never completes. %s The last 'case' line is the shape that hung.\n",
-        rung, kMbarrierHangCauses);
+        rung, p1::kMbarrierHangCauses);
     std::fflush(stdout);
   }
   hang_watch = true;
@@ -372,7 +374,7 @@ void watch_for_stopped_waits(const char* rung) {
         "%s: its mbarrier waits give up after about 2 s and stop the kernel (a trap): the case then fails "
         "\"while running\", and the cases after it fail too (the GPU context is lost). %s %s The first case "
         "that failed while running is the one to read.\n",
-        rung, kMbarrierHangCauses, kClusterHangCauses);
+        rung, p1::kMbarrierHangCauses, p1::kClusterHangCauses);
     std::fflush(stdout);
   }
   hang_watch = true;

@@ -25,13 +25,13 @@ std::vector<MatmulCase> standard_matmul_cases();
 
 // Runs `launch` once on one case, with exact small-integer inputs (`exact`) or random ones, and returns
 // "" when it is right, else the failure report with its diagnosis. check_matmul FAILs with it.
-std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, MatmulPrecision precision,
+std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, p1::MatmulPrecision precision,
                          bool exact, std::uint64_t seed);
 
 // Runs `launch` on one case twice (exact integers, then random floats) and FAILs with a report that
 // names the pattern of the error (e.g. "wrong only where row >= 64: the tail tile along M").
 void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c,
-                  MatmulPrecision precision = MatmulPrecision::FP32);
+                  p1::MatmulPrecision precision = p1::MatmulPrecision::FP32);
 
 // ---- the BF16 rungs 1.10-1.14 ----------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ TEST_CASE("gemm_reference_cpu computes alpha A B + beta C on row-major data", "[
   // A = [1 2 3; 4 5 6] (2x3), B = [1 0; 0 1; 1 1] (3x2), C = [1 1; 1 1].
   const std::vector<float> A = {1, 2, 3, 4, 5, 6}, B = {1, 0, 0, 1, 1, 1}, C = {1, 1, 1, 1};
   std::vector<double> out, magnitude;
-  gemm_reference_cpu(2, 2, 3, 2.0f, A, B, -1.0f, C, out, magnitude);
+  p1::gemm_reference_cpu(2, 2, 3, 2.0f, A, B, -1.0f, C, out, magnitude);
   // A B = [4 5; 10 11]; 2 A B - C = [7 9; 19 21].
   CHECK(out == std::vector<double>{7, 9, 19, 21});
   CHECK(magnitude == std::vector<double>{9, 11, 21, 23});  // 2 |A||B| + |C|
@@ -23,16 +23,16 @@ TEST_CASE("gemm_reference_cpu never reads C when beta is 0, and K = 0 gives beta
   const std::vector<float> A = {1, 2}, B = {3, 4};
   const std::vector<float> nan_c = {std::nanf(""), std::nanf(""), std::nanf(""), std::nanf("")};
   std::vector<double> out, magnitude;
-  gemm_reference_cpu(2, 2, 1, 1.0f, A, B, 0.0f, nan_c, out, magnitude);
+  p1::gemm_reference_cpu(2, 2, 1, 1.0f, A, B, 0.0f, nan_c, out, magnitude);
   CHECK(out == std::vector<double>{3, 4, 6, 8});
-  gemm_reference_cpu(1, 2, 0, 1.0f, {}, {}, 0.5f, {2, 4}, out, magnitude);
+  p1::gemm_reference_cpu(1, 2, 0, 1.0f, {}, {}, 0.5f, {2, 4}, out, magnitude);
   CHECK(out == std::vector<double>{1, 2});
 }
 
 TEST_CASE("the GEMM tolerance is (K + 2) u magnitude, plus TF32 input rounding", "[host][p1]") {
   const double u = std::ldexp(1.0, -24);
-  CHECK(std::fabs(gemm_tolerance(1000, 250.0, MatmulPrecision::FP32).abs - 1002 * u * 250.0) < 1e-12);
-  const double tf32 = gemm_tolerance(1000, 250.0, MatmulPrecision::TF32).abs;
+  CHECK(std::fabs(p1::gemm_tolerance(1000, 250.0, p1::MatmulPrecision::FP32).abs - 1002 * u * 250.0) < 1e-12);
+  const double tf32 = p1::gemm_tolerance(1000, 250.0, p1::MatmulPrecision::TF32).abs;
   CHECK(std::fabs(tf32 - (1002 * u + 2 * std::ldexp(1.0, -11)) * 250.0) < 1e-12);
   // It must hold for a real float dot product, and reject a missing term of typical size.
   std::vector<float> a = {}, b = {};
@@ -47,13 +47,13 @@ TEST_CASE("the GEMM tolerance is (K + 2) u magnitude, plus TF32 input rounding",
     d += double(a[i]) * b[i];
     mag += std::fabs(double(a[i]) * b[i]);
   }
-  const double tol = gemm_tolerance(4096, mag, MatmulPrecision::FP32).abs;
+  const double tol = p1::gemm_tolerance(4096, mag, p1::MatmulPrecision::FP32).abs;
   CHECK(std::fabs(f - d) <= tol);
   CHECK(std::fabs(double(a[7]) * b[7]) > tol);  // dropping one term would be caught
 }
 
 TEST_CASE("small-integer inputs make every summation order exact", "[host][p1]") {
-  const std::vector<float> v = random_small_integers(1 << 16, 3);
+  const std::vector<float> v = p1::random_small_integers(1 << 16, 3);
   float forward = 0, backward = 0;
   for (float x : v) {
     REQUIRE(x == std::round(x));
@@ -70,13 +70,13 @@ TEST_CASE("gemm_nt_reference_cpu multiplies by B transposed (B stored N x K)", "
   // A = [1 2 3; 4 5 6] (2x3); B = [1 0 1; 0 1 1] (2x3, so B^T = [1 0; 0 1; 1 1]), C = [1 1; 1 1].
   const std::vector<float> A = {1, 2, 3, 4, 5, 6}, B = {1, 0, 1, 0, 1, 1}, C = {1, 1, 1, 1};
   std::vector<double> out, magnitude;
-  gemm_nt_reference_cpu(2, 2, 3, 2.0f, A, B, -1.0f, C, out, magnitude);
+  p1::gemm_nt_reference_cpu(2, 2, 3, 2.0f, A, B, -1.0f, C, out, magnitude);
   CHECK(out == std::vector<double>{7, 9, 19, 21});  // the same product as the row-major test above
   CHECK(magnitude == std::vector<double>{9, 11, 21, 23});
   const std::vector<float> nan_c(4, std::nanf(""));
-  gemm_nt_reference_cpu(2, 2, 3, 1.0f, A, B, 0.0f, nan_c, out, magnitude);  // beta = 0 never reads C
+  p1::gemm_nt_reference_cpu(2, 2, 3, 1.0f, A, B, 0.0f, nan_c, out, magnitude);  // beta = 0 never reads C
   CHECK(out == std::vector<double>{4, 5, 10, 11});
-  gemm_nt_reference_cpu(1, 2, 0, 1.0f, {}, {}, 0.5f, {2, 4}, out, magnitude);  // K = 0: beta C
+  p1::gemm_nt_reference_cpu(1, 2, 0, 1.0f, {}, {}, 0.5f, {2, 4}, out, magnitude);  // K = 0: beta C
   CHECK(out == std::vector<double>{1, 2});
 }
 
@@ -121,9 +121,10 @@ double truncating_fp32_dot(const std::vector<float>& a, const std::vector<float>
 
 TEST_CASE("the BF16 tolerance is 2u (K + ceil(K/4) + 2) magnitude", "[host][p1]") {
   const double u = std::ldexp(1.0, -24);
-  CHECK(std::fabs(gemm_tolerance(1000, 250.0, MatmulPrecision::BF16).abs - 2 * u * (1000 + 250 + 2) * 250.0) < 1e-12);
-  CHECK(std::fabs(gemm_tolerance(13, 1.0, MatmulPrecision::BF16).abs - 2 * u * (13 + 4 + 2)) < 1e-15);
-  CHECK(std::fabs(gemm_tolerance(0, 1.0, MatmulPrecision::BF16).abs - 4 * u) < 1e-15);  // K = 0: the epilogue
+  CHECK(std::fabs(p1::gemm_tolerance(1000, 250.0, p1::MatmulPrecision::BF16).abs - 2 * u * (1000 + 250 + 2) * 250.0) <
+        1e-12);
+  CHECK(std::fabs(p1::gemm_tolerance(13, 1.0, p1::MatmulPrecision::BF16).abs - 2 * u * (13 + 4 + 2)) < 1e-15);
+  CHECK(std::fabs(p1::gemm_tolerance(0, 1.0, p1::MatmulPrecision::BF16).abs - 4 * u) < 1e-15);  // K = 0: the epilogue
 }
 
 TEST_CASE("the BF16 tolerance holds for truncating tensor-core sums and catches a dropped term", "[host][p1]") {
@@ -136,7 +137,7 @@ TEST_CASE("the BF16 tolerance holds for truncating tensor-core sums and catches 
     magnitude += std::fabs(double(a[k]) * b[k]);
     largest_term = std::max(largest_term, std::fabs(double(a[k]) * b[k]));
   }
-  const double tol = gemm_tolerance(K, magnitude, MatmulPrecision::BF16).abs;
+  const double tol = p1::gemm_tolerance(K, magnitude, p1::MatmulPrecision::BF16).abs;
   for (std::size_t block : {1, 4, 8, 16, 32}) {
     CAPTURE(block);
     CHECK(std::fabs(tensor_core_dot(a, b, block) - exact) <= tol);
@@ -156,14 +157,14 @@ TEST_CASE("the BF16 tolerance holds for truncating tensor-core sums and catches 
   for (std::size_t block : {4, 8, 16}) {
     CAPTURE(block);
     const double error = std::fabs(tensor_core_dot(big_a, big_b, block) - worst_exact);
-    CHECK(error > gemm_tolerance(K, worst_magnitude, MatmulPrecision::FP32).abs);
-    CHECK(error <= gemm_tolerance(K, worst_magnitude, MatmulPrecision::BF16).abs);
+    CHECK(error > p1::gemm_tolerance(K, worst_magnitude, p1::MatmulPrecision::FP32).abs);
+    CHECK(error <= p1::gemm_tolerance(K, worst_magnitude, p1::MatmulPrecision::BF16).abs);
   }
 }
 
 TEST_CASE("small-integer inputs stay exact in BF16 and under truncating sums", "[host][p1]") {
   const int K = 4096;
-  const std::vector<float> a = random_small_integers(K, 5), b = random_small_integers(K, 6);
+  const std::vector<float> a = p1::random_small_integers(K, 5), b = p1::random_small_integers(K, 6);
   CHECK(wb::rounded_to_bf16(a) == a);  // exact in BF16
   double exact = 0;
   for (int k = 0; k < K; ++k) exact += double(a[k]) * b[k];

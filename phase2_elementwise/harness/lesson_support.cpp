@@ -28,12 +28,12 @@ bool rmsnorm_shape(wb::Lesson& lesson, const char* kernel, RmsnormLauncher launc
   const std::vector<float> weight = wb::random_floats(static_cast<std::size_t>(cols), lesson.seed() + 1, 0.5f, 1.5f);
   std::vector<float> expected(count);
   {
-    const std::vector<double> exact = rmsnorm_reference(in, weight, rows, cols, eps);
+    const std::vector<double> exact = p2::rmsnorm_reference(in, weight, rows, cols, eps);
     for (std::size_t i = 0; i < count; ++i) expected[i] = static_cast<float>(exact[i]);
   }
   wb::DeviceBuffer<float> din(in), dweight(weight);
   wb::GuardedDeviceBuffer<float> dout(count);
-  const wb::Tolerance tol = rmsnorm_tolerance(cols);
+  const wb::Tolerance tol = p2::rmsnorm_tolerance(cols);
   const double bytes = 8.0 * static_cast<double>(count) + 4.0 * cols;
   return lesson
       .run_memory_bound(
@@ -73,7 +73,7 @@ int softmax_lesson(wb::Lesson& lesson, const char* kernel, SoftmaxLauncher launc
   // Device: in and out. Host: in, the double reference, its float copy, and the downloads.
   lesson.require_memory(8.0 * static_cast<double>(n), 28.0 * static_cast<double>(n));
   const std::vector<float> in = wb::random_floats(n, lesson.seed(), -8.0f, 8.0f);
-  const std::vector<double> reference = softmax_reference(in, rows, cols);
+  const std::vector<double> reference = p2::softmax_reference(in, rows, cols);
   const std::vector<float> expected(reference.begin(), reference.end());
 
   // The test derives this bound per element; here one bound for all (|x - max| < 16 with inputs in
@@ -107,16 +107,16 @@ int layernorm_lesson(wb::Lesson& lesson, const char* kernel, LayernormLauncher l
   for (std::size_t i = 0; i < count; ++i) x[i] += offsets[i / dims[1]];
   const std::vector<float> gamma = wb::random_floats(dims[1], lesson.seed() + 1, 0.5f, 1.5f);
   const std::vector<float> beta = wb::random_floats(dims[1], lesson.seed() + 2, -0.5f, 0.5f);
-  const LayernormReference ref = layernorm_reference(x, gamma, beta, rows, cols, eps);
+  const p2::LayernormReference ref = p2::layernorm_reference(x, gamma, beta, rows, cols, eps);
   const std::vector<float> want_y(ref.y.begin(), ref.y.end());
   const std::vector<float> want_mean(ref.mean.begin(), ref.mean.end());
   const std::vector<float> want_rstd(ref.rstd.begin(), ref.rstd.end());
   auto y_tolerance = [&](std::size_t i) {
     const std::size_t r = i / dims[1];
-    return layernorm_y_tolerance(ref.bound[r], x[i] - ref.mean[r], ref.rstd[r], gamma[i % dims[1]], ref.y[i]);
+    return p2::layernorm_y_tolerance(ref.bound[r], x[i] - ref.mean[r], ref.rstd[r], gamma[i % dims[1]], ref.y[i]);
   };
-  auto mean_tolerance = [&](std::size_t r) { return layernorm_mean_tolerance(ref.bound[r], ref.mean[r]); };
-  auto rstd_tolerance = [&](std::size_t r) { return layernorm_rstd_tolerance(ref.bound[r], ref.rstd[r]); };
+  auto mean_tolerance = [&](std::size_t r) { return p2::layernorm_mean_tolerance(ref.bound[r], ref.mean[r]); };
+  auto rstd_tolerance = [&](std::size_t r) { return p2::layernorm_rstd_tolerance(ref.bound[r], ref.rstd[r]); };
 
   wb::DeviceBuffer<float> dx(x), dgamma(gamma), dbeta(beta);
   wb::GuardedDeviceBuffer<float> dy(count), dmean(dims[0]), drstd(dims[0]);

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <limits>
 
+namespace p2 {
+
 // NaN stays NaN (NaN < 0 is false), as in PyTorch: a ReLU must not hide a NaN from an earlier layer.
 double relu_reference(double x) {
   return x < 0.0 ? 0.0 : x;
@@ -174,3 +176,5 @@ wb::Tolerance layernorm_rstd_tolerance(const LayernormRowBound& bound, double rs
   // The constant row's 4u (rsqrtf) or E_r, plus the expected value rounded to float.
   return {rstd * (bound.rstd_rel + wb::kFloatEpsilon), 0.0};
 }
+
+}  // namespace p2

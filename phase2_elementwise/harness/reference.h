@@ -7,6 +7,8 @@
 
 #include "common/verify.h"
 
+namespace p2 {
+
 double relu_reference(double x);
 // The tanh approximation of GELU in double (not erf: the kernels implement the tanh form), extended
 // to the infinities by its limits: GELU(-inf) = 0 (returned as -0.0), GELU(+inf) = +inf; NaN stays NaN.
@@ -50,3 +52,5 @@ wb::Tolerance layernorm_y_tolerance(const LayernormRowBound& bound, double x_min
                                     double y);
 wb::Tolerance layernorm_mean_tolerance(const LayernormRowBound& bound, double mean);
 wb::Tolerance layernorm_rstd_tolerance(const LayernormRowBound& bound, double rstd);
+
+}  // namespace p2

@@ -20,7 +20,7 @@ constexpr wb::Tolerance kExact{0, 0};
 
 // The contract (elementwise.cuh) keeps a NaN as NaN, and so does relu_reference.
 float expected_relu(float x) {
-  return static_cast<float>(relu_reference(x));
+  return static_cast<float>(p2::relu_reference(x));
 }
 
 void check_relu(const std::vector<float>& in, const std::string& what) {

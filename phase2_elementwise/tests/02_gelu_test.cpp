@@ -38,7 +38,7 @@ wb::Tolerance gelu_tolerance(float x) {
 void check_gelu(const std::vector<float>& in, const std::string& what) {
   const std::size_t n = in.size();
   std::vector<float> expected(n);
-  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(gelu_tanh_reference(in[i]));
+  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(p2::gelu_tanh_reference(in[i]));
 
   wb::GuardedDeviceBuffer<float> din(n);  // NaN canaries around the input too: a read past the end shows
   din.upload(in);

@@ -53,7 +53,7 @@ double gelu_bound(float x) {
   if (std::isinf(x)) return 0.0;  // gelu(-inf) = 0 and gelu(+inf) = +inf, exactly
   const double inner = 0.7978845608028654 * (x + 0.044715 * double(x) * x * x);
   const double t = std::tanh(inner);
-  const double out = gelu_tanh_reference(x);
+  const double out = p2::gelu_tanh_reference(x);
   const double u = wb::kFloatEpsilon;
   return 1.25 * u *
          (0.5 * std::fabs(x) * (6.0 * (1.0 - t * t) * std::fabs(inner) + 4.0 * std::fabs(t)) + 3.0 * std::fabs(out));
@@ -101,7 +101,7 @@ TEST_CASE("relu_float4 matches ReLU exactly for any n, with aligned, shifted and
   const std::uint64_t seed = wb::test::seed();
   const std::vector<float> x = wb::random_floats(n, seed, -kRange, kRange);
   std::vector<float> expected(n);
-  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(relu_reference(x[i]));
+  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(p2::relu_reference(x[i]));
   check_all_offsets("relu_float4", relu_float4, x, expected, {}, seed);  // exact: fmaxf rounds nothing
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("gelu_tanh_float4 matches the double GELU within the tanhf error for a
   std::vector<float> expected(n);
   std::vector<double> bound(n);
   for (std::size_t i = 0; i < n; ++i) {
-    expected[i] = static_cast<float>(gelu_tanh_reference(x[i]));
+    expected[i] = static_cast<float>(p2::gelu_tanh_reference(x[i]));
     bound[i] = gelu_bound(x[i]);
   }
   check_all_offsets("gelu_tanh_float4", gelu_tanh_float4, x, expected, bound, seed);
@@ -134,7 +134,7 @@ TEST_CASE("gelu_tanh_float4 gives 0 for -inf and +inf for +inf in the head, the 
   std::vector<float> expected(n);
   std::vector<double> bound(n);
   for (std::size_t i = 0; i < n; ++i) {
-    expected[i] = static_cast<float>(gelu_tanh_reference(x[i]));
+    expected[i] = static_cast<float>(p2::gelu_tanh_reference(x[i]));
     bound[i] = gelu_bound(x[i]);
   }
   INFO(

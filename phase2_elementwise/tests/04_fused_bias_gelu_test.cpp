@@ -89,7 +89,7 @@ void check_launcher(const char* name, Launcher launch, bool gelu, Shape shape, S
     for (std::size_t c = 0; c < static_cast<std::size_t>(cols); ++c) {
       const std::size_t i = r * static_cast<std::size_t>(cols) + c;
       sums[i] = in[i] + bias[c];  // one float rounding, the same as the GPU's
-      expected[i] = gelu ? static_cast<float>(gelu_tanh_reference(sums[i])) : sums[i];
+      expected[i] = gelu ? static_cast<float>(p2::gelu_tanh_reference(sums[i])) : sums[i];
     }
   }
 

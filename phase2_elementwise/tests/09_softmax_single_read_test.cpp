@@ -89,7 +89,7 @@ void check_softmax(Shape shape, std::uint64_t seed) {
   INFO("softmax_single_read with rows x cols = " << rows << " x " << cols << ", seed " << seed
                                                  << " (replay with WB_SEED=" << seed << ")");
   const std::vector<float> in = softmax_inputs(rows, cols, seed);
-  const std::vector<double> reference = softmax_reference(in, rows, cols);
+  const std::vector<double> reference = p2::softmax_reference(in, rows, cols);
   const std::vector<float> expected(reference.begin(), reference.end());
   // The row max, for each element's |x - max|.
   std::vector<double> row_max(rows, -std::numeric_limits<double>::infinity());

@@ -13,30 +13,30 @@
 #include "common/testing.h"
 
 TEST_CASE("relu and the tanh GELU match known values", "[host][p2]") {
-  CHECK(relu_reference(-2.0) == 0.0);
-  CHECK(relu_reference(3.5) == 3.5);
-  CHECK(std::isnan(relu_reference(std::nan(""))));  // a ReLU keeps NaN
-  CHECK(gelu_tanh_reference(0.0) == 0.0);
-  CHECK(std::fabs(gelu_tanh_reference(1.0) - 0.8411919906) < 1e-9);  // tanh-form GELU(1)
-  CHECK(std::fabs(gelu_tanh_reference(-1.0) + 0.1588080094) < 1e-9);
-  CHECK(std::fabs(gelu_tanh_reference(10.0) - 10.0) < 1e-12);  // ~identity for large x
-  CHECK(std::fabs(gelu_tanh_reference(-10.0)) < 1e-12);        // ~0 for very negative x
+  CHECK(p2::relu_reference(-2.0) == 0.0);
+  CHECK(p2::relu_reference(3.5) == 3.5);
+  CHECK(std::isnan(p2::relu_reference(std::nan(""))));  // a ReLU keeps NaN
+  CHECK(p2::gelu_tanh_reference(0.0) == 0.0);
+  CHECK(std::fabs(p2::gelu_tanh_reference(1.0) - 0.8411919906) < 1e-9);  // tanh-form GELU(1)
+  CHECK(std::fabs(p2::gelu_tanh_reference(-1.0) + 0.1588080094) < 1e-9);
+  CHECK(std::fabs(p2::gelu_tanh_reference(10.0) - 10.0) < 1e-12);  // ~identity for large x
+  CHECK(std::fabs(p2::gelu_tanh_reference(-10.0)) < 1e-12);        // ~0 for very negative x
   // The infinities by their limits (the formula alone gives -inf * 0 = NaN at -inf); NaN stays NaN.
   const double inf = std::numeric_limits<double>::infinity();
-  CHECK(gelu_tanh_reference(-inf) == 0.0);
-  CHECK(std::signbit(gelu_tanh_reference(-inf)));  // -0.0, as the float formula gives once tanh saturates
-  CHECK(gelu_tanh_reference(inf) == inf);
-  CHECK(std::isnan(gelu_tanh_reference(std::nan(""))));
-  CHECK(gelu_tanh_reference(-1e300) == 0.0);  // x^3 overflows to -inf in double: tanh(-inf) = -1, no NaN
+  CHECK(p2::gelu_tanh_reference(-inf) == 0.0);
+  CHECK(std::signbit(p2::gelu_tanh_reference(-inf)));  // -0.0, as the float formula gives once tanh saturates
+  CHECK(p2::gelu_tanh_reference(inf) == inf);
+  CHECK(std::isnan(p2::gelu_tanh_reference(std::nan(""))));
+  CHECK(p2::gelu_tanh_reference(-1e300) == 0.0);  // x^3 overflows to -inf in double: tanh(-inf) = -1, no NaN
 }
 
 TEST_CASE("rmsnorm divides by the root mean square plus eps, and maps a zero row to zeros", "[host][p2]") {
   const std::vector<float> in = {3, 4, 0, 0};  // 2 rows of 2: rms of row 0 = sqrt(12.5)
   const std::vector<float> weight = {1, 2};
-  const std::vector<double> out = rmsnorm_reference(in, weight, 2, 2, 0.0f);
+  const std::vector<double> out = p2::rmsnorm_reference(in, weight, 2, 2, 0.0f);
   CHECK(std::fabs(out[0] - 3 / std::sqrt(12.5)) < 1e-12);
   CHECK(std::fabs(out[1] - 8 / std::sqrt(12.5)) < 1e-12);
-  const std::vector<double> zero_row = rmsnorm_reference(in, weight, 2, 2, 1e-5f);
+  const std::vector<double> zero_row = p2::rmsnorm_reference(in, weight, 2, 2, 1e-5f);
   CHECK(zero_row[2] == 0.0);
   CHECK(zero_row[3] == 0.0);
 }
@@ -44,7 +44,7 @@ TEST_CASE("rmsnorm divides by the root mean square plus eps, and maps a zero row
 TEST_CASE("softmax is stable for large values, gives 0 for -inf and rows summing to 1", "[host][p2]") {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> in = {1000, -1000, 1000, 0, -inf, 0};
-  const std::vector<double> out = softmax_reference(in, 2, 3);
+  const std::vector<double> out = p2::softmax_reference(in, 2, 3);
   CHECK(std::fabs(out[0] - 0.5) < 1e-15);
   CHECK(out[1] == 0.0);
   CHECK(std::fabs(out[2] - 0.5) < 1e-15);
@@ -59,7 +59,7 @@ TEST_CASE("layernorm normalizes with the population variance and maps a constant
   const std::vector<float> x = {1, 2, 3, 4, 0.75f, 0.75f, 0.75f, 0.75f};  // mean 2.5, var 1.25; a constant row
   const std::vector<float> gamma = {1, 2, 1, 1};
   const std::vector<float> beta = {0, 0, 0.5f, -1};
-  const LayernormReference ref = layernorm_reference(x, gamma, beta, 2, 4, 1e-5f);
+  const p2::LayernormReference ref = p2::layernorm_reference(x, gamma, beta, 2, 4, 1e-5f);
   const double rstd = 1 / std::sqrt(1.25 + double(1e-5f));
   CHECK(ref.mean[0] == 2.5);
   CHECK(ref.var[0] == 1.25);
@@ -72,12 +72,12 @@ TEST_CASE("layernorm normalizes with the population variance and maps a constant
   CHECK(ref.mean[1] == 0.75);
   CHECK(ref.y[6] == 0.5);
   CHECK(ref.y[7] == -1.0);
-  CHECK(layernorm_y_tolerance(ref.bound[1], 0.0, ref.rstd[1], 1.0, 0.5).abs == 0.0);
-  CHECK(layernorm_mean_tolerance(ref.bound[1], 0.75).abs == 0.0);
+  CHECK(p2::layernorm_y_tolerance(ref.bound[1], 0.0, ref.rstd[1], 1.0, 0.5).abs == 0.0);
+  CHECK(p2::layernorm_mean_tolerance(ref.bound[1], 0.75).abs == 0.0);
   // A constant row whose sums round (0.1 is no short binary fraction) gets the general bound instead.
   const std::vector<float> tenths(33, 0.1f);
-  CHECK_FALSE(layernorm_row_bound(tenths.data(), 33, double(0.1f), 0.0, 1e-5f).constant);
-  CHECK(layernorm_row_bound(tenths.data(), 1, double(0.1f), 0.0, 1e-5f).constant);  // one column: x / 1
+  CHECK_FALSE(p2::layernorm_row_bound(tenths.data(), 33, double(0.1f), 0.0, 1e-5f).constant);
+  CHECK(p2::layernorm_row_bound(tenths.data(), 1, double(0.1f), 0.0, 1e-5f).constant);  // one column: x / 1
 }
 
 namespace {
@@ -180,8 +180,8 @@ TEST_CASE("the layernorm bounds accept every stable float method and reject E[x^
     for (int kind = 0; kind < 5; ++kind) {
       const std::vector<float> row = row_of_kind(kind, n, 7 + n + kind);
       std::vector<float> one(static_cast<std::size_t>(n), 1.0f);
-      const LayernormReference ref = layernorm_reference(row, one, std::vector<float>(n, 0.0f), 1, n, 1e-5f);
-      const LayernormRowBound& b = ref.bound[0];
+      const p2::LayernormReference ref = p2::layernorm_reference(row, one, std::vector<float>(n, 0.0f), 1, n, 1e-5f);
+      const p2::LayernormRowBound& b = ref.bound[0];
       for (const auto& [name, method] : stable) {
         const FloatStats s = method(row.data(), n);
         INFO(name << ", n = " << n << ", kind " << kind << ": mean " << s.mean << " vs " << ref.mean[0] << " (bound "

@@ -51,7 +51,7 @@ void check_rmsnorm(const char* name, RmsnormLauncher launch, const std::vector<f
             << " (replay with WB_SEED=" << seed << ")");
   const std::size_t count = static_cast<std::size_t>(rows) * cols;
   const std::vector<float> weight = wb::random_floats(static_cast<std::size_t>(cols), seed + 1, -2.0f, 2.0f);
-  const std::vector<double> exact = rmsnorm_reference(in, weight, rows, cols, eps);
+  const std::vector<double> exact = p2::rmsnorm_reference(in, weight, rows, cols, eps);
   const std::vector<float> expected(exact.begin(), exact.end());
 
   // Inputs in guarded buffers too: a read past the end of a row meets a NaN canary and shows.
@@ -61,7 +61,8 @@ void check_rmsnorm(const char* name, RmsnormLauncher launch, const std::vector<f
   wb::GuardedDeviceBuffer<float> dout(count);  // poisoned inside, canaries around
   WB_RUN_LAUNCHER(launch(din.data(), dweight.data(), dout.data(), rows, cols, eps, nullptr));
   WB_REQUIRE_OK(dout.check_guards(), name);
-  WB_REQUIRE_OK(wb::compare(expected, dout.download(), rmsnorm_tolerance(cols), static_cast<std::size_t>(cols)), name);
+  WB_REQUIRE_OK(wb::compare(expected, dout.download(), p2::rmsnorm_tolerance(cols), static_cast<std::size_t>(cols)),
+                name);
 }
 
 // ---- softmax --------------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ void check_softmax(const char* name, SoftmaxLauncher launch, RowShape shape, Sof
   INFO(name << " on " << rows << " x " << cols << ", " << data_name(kind) << ", seed " << seed
             << " (replay with WB_SEED=" << seed << ")");
   const std::vector<float> in = softmax_input(kind, rows, cols, seed);
-  const std::vector<double> reference = softmax_reference(in, rows, cols);
+  const std::vector<double> reference = p2::softmax_reference(in, rows, cols);
   const std::vector<float> expected(reference.begin(), reference.end());
   std::vector<float> row_max(rows, -INFINITY);
   for (std::size_t i = 0; i < in.size(); ++i) row_max[i / cols] = std::fmax(row_max[i / cols], in[i]);
@@ -186,12 +187,12 @@ std::size_t floats_past_256(const float* p) {
 }
 
 // The rows where E[x^2] - E[x]^2 cancels: a mean over 100 times the standard deviation.
-bool large_mean(const LayernormReference& ref, int r) {
+bool large_mean(const p2::LayernormReference& ref, int r) {
   return ref.var[r] > 0 && std::fabs(ref.mean[r]) > 100 * std::sqrt(ref.var[r]);
 }
 
 // What the wrong rows have in common, as sentences the learner can act on ("" when nothing stands out).
-std::string layernorm_diagnosis(const LayernormReference& ref, const std::vector<float>& x,
+std::string layernorm_diagnosis(const p2::LayernormReference& ref, const std::vector<float>& x,
                                 const std::vector<float>& gamma, const std::vector<float>& beta,
                                 const std::vector<char>& bad_row, const std::vector<float>& got_y,
                                 const std::vector<float>& got_rstd, const std::vector<std::size_t>& bad_y, int cols,
@@ -294,7 +295,7 @@ std::string grade_layernorm(const char* name, LayernormLauncher launch, const La
   const std::vector<float> x = layernorm_input(rows, cols, seed);
   const std::vector<float> gamma = wb::random_floats(static_cast<std::size_t>(cols), seed + 1, -2.0f, 2.0f);
   const std::vector<float> beta = wb::random_floats(static_cast<std::size_t>(cols), seed + 2, -1.0f, 1.0f);
-  const LayernormReference ref = layernorm_reference(x, gamma, beta, rows, cols, shape.eps);
+  const p2::LayernormReference ref = p2::layernorm_reference(x, gamma, beta, rows, cols, shape.eps);
 
   // Inputs between NaN canaries too (a read past a row's end meets one), outputs poisoned inside.
   const std::size_t guard = layernorm_guard(shape.misalign);
@@ -327,7 +328,7 @@ std::string grade_layernorm(const char* name, LayernormLauncher launch, const La
 }
 
 std::string judge_layernorm(const char* name, const std::vector<float>& x, const std::vector<float>& gamma,
-                            const std::vector<float>& beta, const LayernormReference& ref,
+                            const std::vector<float>& beta, const p2::LayernormReference& ref,
                             const std::vector<float>& got_y, const std::vector<float>& got_mean,
                             const std::vector<float>& got_rstd, int cols, float eps) {
   const int rows = static_cast<int>(ref.mean.size());
@@ -340,10 +341,10 @@ std::string judge_layernorm(const char* name, const std::vector<float>& x, const
       want_rstd(ref.rstd.begin(), ref.rstd.end());
   auto y_tolerance = [&](std::size_t i) {
     const std::size_t r = i / cols;
-    return layernorm_y_tolerance(ref.bound[r], x[i] - ref.mean[r], ref.rstd[r], gamma[i % cols], ref.y[i]);
+    return p2::layernorm_y_tolerance(ref.bound[r], x[i] - ref.mean[r], ref.rstd[r], gamma[i % cols], ref.y[i]);
   };
-  auto mean_tolerance = [&](std::size_t r) { return layernorm_mean_tolerance(ref.bound[r], ref.mean[r]); };
-  auto rstd_tolerance = [&](std::size_t r) { return layernorm_rstd_tolerance(ref.bound[r], ref.rstd[r]); };
+  auto mean_tolerance = [&](std::size_t r) { return p2::layernorm_mean_tolerance(ref.bound[r], ref.mean[r]); };
+  auto rstd_tolerance = [&](std::size_t r) { return p2::layernorm_rstd_tolerance(ref.bound[r], ref.rstd[r]); };
   const wb::CompareReport y_report =
       wb::compare_each(want_y.data(), got_y.data(), count, y_tolerance, static_cast<std::size_t>(cols));
   const wb::CompareReport mean_report =

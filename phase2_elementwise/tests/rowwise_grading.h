@@ -76,7 +76,7 @@ std::string grade_layernorm(const char* name, LayernormLauncher launch, const La
 // The verdict on outputs already downloaded (grade_layernorm's second half, also usable without a GPU):
 // `ref` from layernorm_reference(x, gamma, beta, rows, cols, eps).
 std::string judge_layernorm(const char* name, const std::vector<float>& x, const std::vector<float>& gamma,
-                            const std::vector<float>& beta, const LayernormReference& ref,
+                            const std::vector<float>& beta, const p2::LayernormReference& ref,
                             const std::vector<float>& got_y, const std::vector<float>& got_mean,
                             const std::vector<float>& got_rstd, int cols, float eps);
 // Fails the test with grade_layernorm's message and the seed.

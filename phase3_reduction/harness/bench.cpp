@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
       const double bytes = 4.0 * static_cast<double>(n);
       const std::string shape = "n=" + wb::format_count(n);
       float cub_sum = 0;
-      const wb::TimingStats cub_time = time_cub_reduce(din.data(), n, options, &cub_sum);
+      const wb::TimingStats cub_time = p3::time_cub_reduce(din.data(), n, options, &cub_sum);
       const double cub_gbs = wb::gb_per_s(bytes, cub_time.median_ms);
       // A row against `library_gbs` (CUB's rate on the same bytes), `moved` bytes per run: a sum against
       // CUB's reduction, a scan (int32) against CUB's InclusiveSum.
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       };
       add_row_against("-", "library", "cub::DeviceReduce::Sum", "fp32", cub_time,
-                      judge_sum(input, cub_sum, 0.0).empty(), bytes, cub_gbs);
+                      p3::judge_sum(input, cub_sum, 0.0).empty(), bytes, cub_gbs);
       for (const auto& rung : kLadder) {
         // The previous rung left the right sum in `result`: poisoned first, a rung that writes
         // nothing shows as untouched instead of passing.
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
         steps.poison = [&] { result.fill(wb::poison_value<float>()); };
         steps.launch = [&] { rung.launch(din.data(), result.data(), n, workspace.data(), nullptr); };
         steps.verify = [&](const std::string& when) {
-          const std::string verdict = judge_sum(input, result.download()[0], 0.0);
+          const std::string verdict = p3::judge_sum(input, result.download()[0], 0.0);
           if (!verdict.empty()) std::fprintf(stderr, "%s%s: %s\n", rung.name, when.c_str(), verdict.c_str());
           return verdict.empty();
         };
@@ -122,17 +122,17 @@ int main(int argc, char** argv) {
       wb::DeviceBuffer<int> scanned(n);
       wb::DeviceBuffer<unsigned char> scan_workspace(scan_workspace_bytes(n));
       const double scan_bytes = 8.0 * static_cast<double>(n);
-      const wb::TimingStats cub_scan_time = time_cub_scan(ints_in.data(), scanned.data(), n, options);
+      const wb::TimingStats cub_scan_time = p3::time_cub_scan(ints_in.data(), scanned.data(), n, options);
       const double cub_scan_gbs = wb::gb_per_s(scan_bytes, cub_scan_time.median_ms);
       add_row_against("-", "library", "cub::DeviceScan::InclusiveSum", "int32", cub_scan_time,
-                      judge_scan(ints, scanned.download()).empty(), scan_bytes, cub_scan_gbs);
+                      p3::judge_scan(ints, scanned.download()).empty(), scan_bytes, cub_scan_gbs);
       wb::MeasureSteps scan;
       scan.poison = [&] { scanned.fill(wb::poison_value<int>()); };
       scan.launch = [&] {
         scan_inclusive(ints_in.data(), scanned.data(), n, scan_workspace.data(), scan_workspace.size(), nullptr);
       };
       scan.verify = [&](const std::string& when) {
-        const std::string verdict = judge_scan(ints, scanned.download());
+        const std::string verdict = p3::judge_scan(ints, scanned.download());
         if (!verdict.empty()) std::fprintf(stderr, "scan_inclusive%s: %s\n", when.c_str(), verdict.c_str());
         return verdict.empty();
       };

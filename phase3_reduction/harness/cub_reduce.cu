@@ -9,6 +9,8 @@
 #include "common/report.h"
 #include "phase3_reduction/harness/lesson_support.h"
 
+namespace p3 {
+
 wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchOptions& options, float* sum_out) {
   wb::DeviceBuffer<float> result(1);
   std::size_t temp_bytes = 0;
@@ -19,3 +21,5 @@ wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchO
   if (sum_out != nullptr) *sum_out = result.download()[0];
   return stats;
 }
+
+}  // namespace p3

@@ -5,12 +5,16 @@
 
 #include "phase3_reduction/harness/cub_scan.h"
 
-cudaError_t p3_cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const int* in, int* out, int n,
-                                 cudaStream_t stream) {
+namespace p3 {
+
+cudaError_t cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const int* in, int* out, int n,
+                              cudaStream_t stream) {
   return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n, stream);
 }
 
-cudaError_t p3_cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const float* in, float* out, int n,
-                                 cudaStream_t stream) {
+cudaError_t cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const float* in, float* out, int n,
+                              cudaStream_t stream) {
   return cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n, stream);
 }
+
+}  // namespace p3

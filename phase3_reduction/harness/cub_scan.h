@@ -9,7 +9,10 @@
 
 #include <cstddef>
 
-cudaError_t p3_cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const int* in, int* out, int n,
-                                 cudaStream_t stream);
-cudaError_t p3_cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const float* in, float* out, int n,
-                                 cudaStream_t stream);
+namespace p3 {
+
+cudaError_t cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const int* in, int* out, int n, cudaStream_t stream);
+cudaError_t cub_inclusive_sum(void* temp, std::size_t& temp_bytes, const float* in, float* out, int n,
+                              cudaStream_t stream);
+
+}  // namespace p3

@@ -9,6 +9,8 @@
 #include "common/measure.h"
 #include "phase3_reduction/harness/reference.h"
 
+namespace p3 {
+
 // Napkin math: a sum reads 4 bytes per element and writes one number, so its only cost is the read:
 // 1 GiB at the ~3.0 TB/s an H100 streams is about 0.36 ms. There is no output traffic to compare with
 // a copy, so the yardstick is CUB's DeviceReduce::Sum on the same data in the same run (about 3050
@@ -53,3 +55,5 @@ int run_reduce_lesson(wb::Lesson& lesson, const std::vector<NamedLauncher>& laun
   }
   return all_pass ? wb::kExitPass : wb::kExitFail;
 }
+
+}  // namespace p3

@@ -12,6 +12,8 @@
 #include "common/timer.h"
 #include "phase3_reduction/reduction.cuh"
 
+namespace p3 {
+
 // cub::DeviceReduce::Sum over n device floats: temporary storage allocated outside the timed region,
 // `options` as the lesson's (L2 flushed between repeats). Writes the sum to *sum_out when given.
 wb::TimingStats time_cub_reduce(const float* in, std::size_t n, const wb::BenchOptions& options,
@@ -38,3 +40,5 @@ wb::TimingStats time_cub_scan(const float* in, float* out, std::size_t n, const 
 // bytes read plus n * 4 written, % of HBM peak and % of CUB InclusiveSum measured in the same run.
 // Returns the exit code.
 int run_scan_lesson(wb::Lesson& lesson, ScanLauncher<int> scan_int, ScanLauncher<float> scan_float);
+
+}  // namespace p3

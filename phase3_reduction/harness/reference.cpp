@@ -9,6 +9,8 @@
 
 #include "common/verify.h"
 
+namespace p3 {
+
 namespace {
 
 constexpr std::size_t kLongestTailChecked = 4096;
@@ -285,3 +287,5 @@ std::string judge_scan(const std::vector<int>& x, const std::vector<int>& got) {
 std::string judge_scan(const std::vector<float>& x, const std::vector<float>& got, bool exact) {
   return judge_scan_values(x, got, exact);
 }
+
+}  // namespace p3

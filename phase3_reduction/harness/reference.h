@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+namespace p3 {
+
 // What the elements past n hold in the graded tests' input buffers: a kernel that reads past the
 // end adds them, and the sum is ruined by a recognisable amount.
 constexpr float kFloatGuardValue = 1e30f;
@@ -52,3 +54,5 @@ double float_prefix_tolerance(std::size_t i, double prefix_abs);
 // elements.
 std::string judge_scan(const std::vector<int>& x, const std::vector<int>& got);
 std::string judge_scan(const std::vector<float>& x, const std::vector<float>& got, bool exact);
+
+}  // namespace p3

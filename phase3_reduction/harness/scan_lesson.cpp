@@ -15,6 +15,8 @@
 #include "phase3_reduction/harness/lesson_support.h"
 #include "phase3_reduction/harness/reference.h"
 
+namespace p3 {
+
 namespace {
 
 template <typename T>
@@ -23,10 +25,10 @@ wb::TimingStats time_cub(const T* in, T* out, std::size_t n, const wb::BenchOpti
     throw std::invalid_argument("time_cub_scan: n must be 1 to 2^31 - 1 (CUB's int offsets), got " + std::to_string(n));
   const int items = static_cast<int>(n);
   std::size_t temp_bytes = 0;
-  CUDA_CHECK(p3_cub_inclusive_sum(nullptr, temp_bytes, in, out, items, nullptr));
+  CUDA_CHECK(cub_inclusive_sum(nullptr, temp_bytes, in, out, items, nullptr));
   wb::DeviceBuffer<unsigned char> temp(temp_bytes > 0 ? temp_bytes : 1);
   return wb::bench(nullptr, options,
-                   [&] { CUDA_CHECK(p3_cub_inclusive_sum(temp.data(), temp_bytes, in, out, items, nullptr)); });
+                   [&] { CUDA_CHECK(cub_inclusive_sum(temp.data(), temp_bytes, in, out, items, nullptr)); });
 }
 
 // One result line: CUB into the output first (checked too: a yardstick that scans wrong would flatter
@@ -108,3 +110,5 @@ int run_scan_lesson(wb::Lesson& lesson, ScanLauncher<int> scan_int, ScanLauncher
   }
   return pass ? wb::kExitPass : wb::kExitFail;
 }
+
+}  // namespace p3

@@ -79,13 +79,14 @@ std::vector<int> make_int_input(SumInput kind, std::size_t n, std::uint64_t seed
 
 std::string grade_reduce(const char* launcher, ReduceLauncher<float> reduce, const std::vector<float>& input,
                          bool exact) {
-  const double tolerance = float_sum_tolerance(input, exact);
-  return run_and_judge<float>(launcher, reduce, input, kFloatGuardValue,
-                              [&](float got) { return judge_sum(input, got, tolerance); });
+  const double tolerance = p3::float_sum_tolerance(input, exact);
+  return run_and_judge<float>(launcher, reduce, input, p3::kFloatGuardValue,
+                              [&](float got) { return p3::judge_sum(input, got, tolerance); });
 }
 
 std::string grade_reduce(const char* launcher, ReduceLauncher<int> reduce, const std::vector<int>& input) {
-  return run_and_judge<int>(launcher, reduce, input, kIntGuardValue, [&](int got) { return judge_sum(input, got); });
+  return run_and_judge<int>(launcher, reduce, input, p3::kIntGuardValue,
+                            [&](int got) { return p3::judge_sum(input, got); });
 }
 
 std::vector<std::size_t> reduce_test_sizes() {

@@ -104,16 +104,16 @@ bool scan_floats_exact(ScanInput kind, std::size_t n) {
 
 std::string grade_scan(const char* launcher, ScanLauncher<int> scan, const std::vector<int>& input,
                        const std::vector<int>* second) {
-  auto judge_first = [&](const std::vector<int>& got) { return judge_scan(input, got); };
-  auto judge_second = [&](const std::vector<int>& got) { return judge_scan(*second, got); };
-  return grade<int>(launcher, scan, input, kIntGuardValue, second, judge_first, judge_second);
+  auto judge_first = [&](const std::vector<int>& got) { return p3::judge_scan(input, got); };
+  auto judge_second = [&](const std::vector<int>& got) { return p3::judge_scan(*second, got); };
+  return grade<int>(launcher, scan, input, p3::kIntGuardValue, second, judge_first, judge_second);
 }
 
 std::string grade_scan(const char* launcher, ScanLauncher<float> scan, const std::vector<float>& input, bool exact,
                        const std::vector<float>* second) {
-  auto judge_first = [&](const std::vector<float>& got) { return judge_scan(input, got, exact); };
-  auto judge_second = [&](const std::vector<float>& got) { return judge_scan(*second, got, exact); };
-  return grade<float>(launcher, scan, input, kFloatGuardValue, second, judge_first, judge_second);
+  auto judge_first = [&](const std::vector<float>& got) { return p3::judge_scan(input, got, exact); };
+  auto judge_second = [&](const std::vector<float>& got) { return p3::judge_scan(*second, got, exact); };
+  return grade<float>(launcher, scan, input, p3::kFloatGuardValue, second, judge_first, judge_second);
 }
 
 std::vector<std::size_t> scan_test_sizes() {

@@ -80,7 +80,7 @@ std::vector<std::string> split(const std::string& text) {
 struct Kernel {
   const char* id;
   const char* name;
-  std::function<SpmvRun()> make;
+  std::function<p4::SpmvRun()> make;
 };
 
 // 4.08's plan, destroyed with the last copy of the run that made it.
@@ -98,22 +98,23 @@ std::vector<Kernel> spmv_kernels() {
   return {
       {"4.02", "spmv_csr_scalar",
        [] {
-         return SpmvRun(
-             [](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_csr_scalar(m.csr(), x, y, s); });
+         return p4::SpmvRun(
+             [](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_csr_scalar(m.csr(), x, y, s); });
        }},
       {"4.03", "spmv_csr_vector",
        [] {
-         return SpmvRun(
-             [](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_csr_vector(m.csr(), x, y, s); });
+         return p4::SpmvRun(
+             [](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_csr_vector(m.csr(), x, y, s); });
        }},
       {"4.04", "spmv_ell",
        [] {
-         return SpmvRun([](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_ell(m.ell(), x, y, s); });
+         return p4::SpmvRun(
+             [](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) { spmv_ell(m.ell(), x, y, s); });
        }},
       {"4.05", "spmv_csr_adaptive",
        [] {
          auto plan = std::make_shared<wb::DeviceBuffer<int>>();
-         return SpmvRun([plan](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
+         return p4::SpmvRun([plan](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
            if (plan->size() == 0) {
              *plan = wb::DeviceBuffer<int>(static_cast<std::size_t>(spmv_csr_adaptive_plan_entries(m.csr())));
              spmv_csr_adaptive_plan(m.csr(), plan->data(), s);
@@ -124,7 +125,7 @@ std::vector<Kernel> spmv_kernels() {
       {"4.06", "spmv_csr_balanced",
        [] {
          auto workspace = std::make_shared<wb::DeviceBuffer<unsigned char>>();
-         return SpmvRun([workspace](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
+         return p4::SpmvRun([workspace](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
            if (workspace->size() == 0)
              *workspace = wb::DeviceBuffer<unsigned char>(spmv_csr_balanced_workspace_bytes(m.csr()));
            spmv_csr_balanced(m.csr(), x, y, workspace->data(), s);
@@ -133,7 +134,7 @@ std::vector<Kernel> spmv_kernels() {
       {"4.07", "spmv_block_tiled",
        [] {
          auto tiled = std::make_shared<std::unique_ptr<BlockTiledMatrix>>();
-         return SpmvRun([tiled](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
+         return p4::SpmvRun([tiled](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
            if (!*tiled) *tiled = std::make_unique<BlockTiledMatrix>(m.host_pattern_blocks());
            spmv_block_tiled((*tiled)->view(), x, y, s);
          });
@@ -142,7 +143,7 @@ std::vector<Kernel> spmv_kernels() {
        [] {
          auto holder = std::make_shared<PlanHolder>();
          // The plan holds x and y: made on the first call, for the x and y the bench passes every time.
-         return SpmvRun([holder](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
+         return p4::SpmvRun([holder](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
            if (holder->plan == nullptr) holder->plan = spmv_cusparse_plan_create(m.csr(), x, y, s);
            spmv_cusparse_plan_run(holder->plan);
          });
@@ -154,14 +155,14 @@ std::vector<Kernel> spmv_kernels() {
 
 int main(int argc, char** argv) {
   std::size_t rows = std::size_t(4) << 20;
-  std::vector<std::string> generators = spmv_generator_names();
+  std::vector<std::string> generators = p4::spmv_generator_names();
   auto take_option = [&](const std::string& name, const std::string& value) -> std::string {
     if (name == "--rows")
       return wb::parse_count(value, &rows, false) && rows <= (std::size_t(1) << 26) ? "" : "--rows needs 1 to 64M";
     generators = split(value);
     for (const std::string& g : generators) {
       bool known = false;
-      for (const std::string& known_name : spmv_generator_names()) known = known || g == known_name;
+      for (const std::string& known_name : p4::spmv_generator_names()) known = known || g == known_name;
       if (!known) return "unknown generator '" + g + "'";
     }
     return "";
@@ -183,16 +184,16 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     };
     for (const std::string& gen : generators) {
-      wb::sparse::Csr a = make_generated_matrix(gen, static_cast<int>(rows), wb::kDefaultSeed);
-      std::printf("%s: %s\n", gen.c_str(), describe_matrix(a).c_str());
+      p4::sparse::Csr a = p4::make_generated_matrix(gen, static_cast<int>(rows), wb::kDefaultSeed);
+      std::printf("%s: %s\n", gen.c_str(), p4::describe_matrix(a).c_str());
       Row base;
       base.generator = gen;
       base.rows = a.rows;
       base.cols = a.cols;
       base.nnz = static_cast<long long>(a.nnz());
-      base.bytes = spmv_min_bytes(a);
-      base.flop = spmv_flop(a);
-      SpmvBench bench(std::move(a), wb::kDefaultSeed);
+      base.bytes = p4::spmv_min_bytes(a);
+      base.flop = p4::spmv_flop(a);
+      p4::SpmvBench bench(std::move(a), wb::kDefaultSeed);
 
       Row library = base;
       library.id = "-";
@@ -209,14 +210,14 @@ int main(int argc, char** argv) {
         r.kernel = k.name;
         r.cusparse_ms = library.time.median_ms;
         try {
-          const SpmvRun run = k.make();
+          const p4::SpmvRun run = k.make();
           wb::MeasureSteps steps;
           steps.verify = [&](const std::string& when) { return bench.verify(k.name + when, run); };
           steps.time = [&] { return bench.time(run, options); };
           const wb::Measured m = wb::measure(steps);
           r.time = m.time;
           r.status = m.pass ? "PASS" : "FAIL";
-        } catch (const wb::sparse::SparseError& e) {  // ELL padding that would explode
+        } catch (const p4::sparse::SparseError& e) {  // ELL padding that would explode
           r.status = "SKIP";
           r.cusparse_ms = 0;
           r.note = e.what();
@@ -228,7 +229,7 @@ int main(int argc, char** argv) {
 
       // 4.01: COO (in CSR order, as DeviceMatrix keeps it) to CSR; reads 12 bytes per entry, writes 8
       // per entry and the row pointers.
-      DeviceMatrix& m = bench.matrix();
+      p4::DeviceMatrix& m = bench.matrix();
       const CooView coo = m.coo();
       wb::DeviceBuffer<int> row_ptr(static_cast<std::size_t>(coo.rows) + 1), col(static_cast<std::size_t>(coo.nnz));
       wb::DeviceBuffer<float> val(static_cast<std::size_t>(coo.nnz));
@@ -259,13 +260,13 @@ int main(int argc, char** argv) {
 
       // 4.09: Y = A X on the same matrix, against cuSPARSE SpMM.
       for (int k : {64, 128}) {
-        SpmmBench spmm(m, k, wb::kDefaultSeed);
+        p4::SpmmBench spmm(m, k, wb::kDefaultSeed);
         const std::string suffix = "_k" + std::to_string(k);
         Row spmm_base = base;
-        spmm_base.bytes = spmm_min_bytes(m.host(), k);
-        spmm_base.flop = spmm_flop(m.host(), k);
+        spmm_base.bytes = p4::spmm_min_bytes(m.host(), k);
+        spmm_base.flop = p4::spmm_flop(m.host(), k);
         Row spmm_library = spmm_base;
-        const SpmmBench::Library library = spmm.time_cusparse(options);
+        const p4::SpmmBench::Library library = spmm.time_cusparse(options);
         spmm_library.kernel = "cusparse_spmm" + suffix;
         spmm_library.time = library.time;
         spmm_library.cusparse_ms = library.time.median_ms;
@@ -275,7 +276,7 @@ int main(int argc, char** argv) {
         results.push_back(spmm_library);
         print(results.back());
         std::printf("%-9s %-24s (%s)\n", gen.c_str(), "", library.note.c_str());
-        const SpmmRun run = [](DeviceMatrix& a, const float* x, float* y, int cols, cudaStream_t s) {
+        const p4::SpmmRun run = [](p4::DeviceMatrix& a, const float* x, float* y, int cols, cudaStream_t s) {
           spmm_csr(a.csr(), x, y, cols, s);
         };
         Row r = spmm_base;

@@ -6,6 +6,8 @@
 #include "common/buffer.h"
 #include "common/check_cusparse.h"
 
+namespace p4 {
+
 const char* spmm_algorithm_name(SpmmAlgorithm algorithm) {
   return algorithm == SpmmAlgorithm::CsrAlg2 ? "CUSPARSE_SPMM_CSR_ALG2" : "CUSPARSE_SPMM_ALG_DEFAULT";
 }
@@ -78,3 +80,5 @@ void CusparseCsrSpmm::run() {
   CUSPARSE_CHECK(cusparseSpMM(p.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &kAlpha,
                               p.matrix, p.x, &kBeta, p.y, CUDA_R_32F, p.algorithm, p.work));
 }
+
+}  // namespace p4

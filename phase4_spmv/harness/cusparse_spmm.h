@@ -12,6 +12,8 @@
 
 #include "phase4_spmv/spmv.cuh"
 
+namespace p4 {
+
 // The algorithms the lesson tries (the faster one is the yardstick).
 enum class SpmmAlgorithm { Default, CsrAlg2 };
 // "CUSPARSE_SPMM_ALG_DEFAULT", "CUSPARSE_SPMM_CSR_ALG2".
@@ -31,3 +33,5 @@ class CusparseCsrSpmm {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+}  // namespace p4

@@ -6,6 +6,8 @@
 
 #include "common/buffer.h"
 
+namespace p4 {
+
 namespace {
 
 template <typename T>
@@ -22,19 +24,19 @@ struct DeviceMatrix::Storage {
   bool has_coo = false;
   wb::DeviceBuffer<int> coo_row;
 
-  std::unique_ptr<wb::sparse::Ell> ell;
+  std::unique_ptr<p4::sparse::Ell> ell;
   wb::DeviceBuffer<int> ell_col;
   wb::DeviceBuffer<float> ell_val;
 
-  std::unique_ptr<wb::sparse::Bsr4> bsr;
+  std::unique_ptr<p4::sparse::Bsr4> bsr;
   wb::DeviceBuffer<int> bsr_row_ptr, bsr_col;
   wb::DeviceBuffer<float> bsr_val;
 
-  std::unique_ptr<wb::sparse::PatternBlocks> pb;
+  std::unique_ptr<p4::sparse::PatternBlocks> pb;
 };
 
-DeviceMatrix::DeviceMatrix(wb::sparse::Csr host) : host_(std::move(host)), storage_(new Storage) {
-  wb::sparse::validate(host_);
+DeviceMatrix::DeviceMatrix(p4::sparse::Csr host) : host_(std::move(host)), storage_(new Storage) {
+  p4::sparse::validate(host_);
   upload(storage_->row_ptr, host_.row_ptr);
   upload(storage_->col, host_.col);
   upload(storage_->val, host_.val);
@@ -71,9 +73,9 @@ CooView DeviceMatrix::coo() {
   return v;
 }
 
-const wb::sparse::Ell& DeviceMatrix::host_ell(std::size_t max_padded_entries) {
+const p4::sparse::Ell& DeviceMatrix::host_ell(std::size_t max_padded_entries) {
   if (!storage_->ell) {
-    storage_->ell.reset(new wb::sparse::Ell(wb::sparse::csr_to_ell(host_, max_padded_entries)));
+    storage_->ell.reset(new p4::sparse::Ell(p4::sparse::csr_to_ell(host_, max_padded_entries)));
     upload(storage_->ell_col, storage_->ell->col);
     upload(storage_->ell_val, storage_->ell->val);
   }
@@ -81,7 +83,7 @@ const wb::sparse::Ell& DeviceMatrix::host_ell(std::size_t max_padded_entries) {
 }
 
 EllView DeviceMatrix::ell(std::size_t max_padded_entries) {
-  const wb::sparse::Ell& e = host_ell(max_padded_entries);
+  const p4::sparse::Ell& e = host_ell(max_padded_entries);
   EllView v;
   v.rows = e.rows;
   v.cols = e.cols;
@@ -91,9 +93,9 @@ EllView DeviceMatrix::ell(std::size_t max_padded_entries) {
   return v;
 }
 
-const wb::sparse::Bsr4& DeviceMatrix::host_bsr4() {
+const p4::sparse::Bsr4& DeviceMatrix::host_bsr4() {
   if (!storage_->bsr) {
-    storage_->bsr.reset(new wb::sparse::Bsr4(wb::sparse::csr_to_bsr4(host_)));
+    storage_->bsr.reset(new p4::sparse::Bsr4(p4::sparse::csr_to_bsr4(host_)));
     upload(storage_->bsr_row_ptr, storage_->bsr->block_row_ptr);
     upload(storage_->bsr_col, storage_->bsr->block_col);
     upload(storage_->bsr_val, storage_->bsr->val);
@@ -102,7 +104,7 @@ const wb::sparse::Bsr4& DeviceMatrix::host_bsr4() {
 }
 
 Bsr4View DeviceMatrix::bsr4() {
-  const wb::sparse::Bsr4& b = host_bsr4();
+  const p4::sparse::Bsr4& b = host_bsr4();
   Bsr4View v;
   v.rows = b.rows;
   v.cols = b.cols;
@@ -114,7 +116,9 @@ Bsr4View DeviceMatrix::bsr4() {
   return v;
 }
 
-const wb::sparse::PatternBlocks& DeviceMatrix::host_pattern_blocks() {
-  if (!storage_->pb) storage_->pb.reset(new wb::sparse::PatternBlocks(wb::sparse::csr_to_pattern_blocks(host_)));
+const p4::sparse::PatternBlocks& DeviceMatrix::host_pattern_blocks() {
+  if (!storage_->pb) storage_->pb.reset(new p4::sparse::PatternBlocks(p4::sparse::csr_to_pattern_blocks(host_)));
   return *storage_->pb;
 }
+
+}  // namespace p4

@@ -12,14 +12,16 @@
 #include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/spmv.cuh"
 
+namespace p4 {
+
 class DeviceMatrix {
  public:
-  explicit DeviceMatrix(wb::sparse::Csr host);
+  explicit DeviceMatrix(p4::sparse::Csr host);
   ~DeviceMatrix();
   DeviceMatrix(const DeviceMatrix&) = delete;
   DeviceMatrix& operator=(const DeviceMatrix&) = delete;
 
-  const wb::sparse::Csr& host() const { return host_; }
+  const p4::sparse::Csr& host() const { return host_; }
   int rows() const { return host_.rows; }
   int cols() const { return host_.cols; }
   int nnz() const { return static_cast<int>(host_.nnz()); }
@@ -27,27 +29,29 @@ class DeviceMatrix {
   CsrView csr() const;
   // Entries in CSR order (sorted by row, then column).
   CooView coo();
-  // Throws wb::sparse::SparseError when rows * width exceeds max_padded_entries (padding explodes);
+  // Throws p4::sparse::SparseError when rows * width exceeds max_padded_entries (padding explodes);
   // the first call's limit is the one that counts.
   EllView ell(std::size_t max_padded_entries = std::size_t(1) << 28);
-  const wb::sparse::Ell& host_ell(std::size_t max_padded_entries = std::size_t(1) << 28);
+  const p4::sparse::Ell& host_ell(std::size_t max_padded_entries = std::size_t(1) << 28);
   Bsr4View bsr4();
-  const wb::sparse::Bsr4& host_bsr4();
+  const p4::sparse::Bsr4& host_bsr4();
   // Host only: 4.07's BlockTiledMatrix builds its own device layout from it.
-  const wb::sparse::PatternBlocks& host_pattern_blocks();
+  const p4::sparse::PatternBlocks& host_pattern_blocks();
 
  private:
   struct Storage;
-  wb::sparse::Csr host_;
+  p4::sparse::Csr host_;
   std::unique_ptr<Storage> storage_;
 };
 
 // Bytes the CSR SpMV y = A x must move at least: values and column indices once, the row pointers,
 // x once and y once. The same count for every format, so effective GB/s compare across the ladder.
-inline double spmv_min_bytes(const wb::sparse::Csr& a) {
+inline double spmv_min_bytes(const p4::sparse::Csr& a) {
   return 8.0 * static_cast<double>(a.nnz()) + 4.0 * (static_cast<double>(a.rows) + 1) + 4.0 * a.cols + 4.0 * a.rows;
 }
 // One multiply and one add per stored entry.
-inline double spmv_flop(const wb::sparse::Csr& a) {
+inline double spmv_flop(const p4::sparse::Csr& a) {
   return 2.0 * static_cast<double>(a.nnz());
 }
+
+}  // namespace p4

@@ -12,7 +12,7 @@
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string error;
-  const bool ok = take_spmv_matrix_options(args, &spmv_matrix_options(), &error);
+  const bool ok = p4::take_spmv_matrix_options(args, &p4::spmv_matrix_options(), &error);
   bool help = false;
   for (const std::string& a : args) help = help || a == "--help" || a == "-h";
   if (!ok) {
@@ -24,6 +24,6 @@ int main(int argc, char** argv) {
   rest.push_back(nullptr);
   const int status = wb::lesson_main(static_cast<int>(rest.size()) - 1, rest.data());
   if (!ok || help || status == wb::kExitUsage)
-    std::fprintf(ok && help ? stdout : stderr, "%s", spmv_matrix_usage().c_str());
+    std::fprintf(ok && help ? stdout : stderr, "%s", p4::spmv_matrix_usage().c_str());
   return ok ? status : wb::kExitUsage;
 }

@@ -14,6 +14,8 @@
 #include "common/measure.h"
 #include "phase4_spmv/harness/tolerance.h"
 
+namespace p4 {
+
 // ---- matrix options ----------------------------------------------------------------------------------
 
 SpmvMatrixOptions& spmv_matrix_options() {
@@ -128,16 +130,16 @@ const std::vector<std::string>& spmv_generator_names() {
   return names;
 }
 
-wb::sparse::Csr make_generated_matrix(const std::string& name, int rows, std::uint64_t seed) {
+p4::sparse::Csr make_generated_matrix(const std::string& name, int rows, std::uint64_t seed) {
   if (rows < 1) throw wb::UsageError("--rows must be at least 1");
   if (name == "poisson") {
     const int n = std::max(1, static_cast<int>(std::lround(std::sqrt(static_cast<double>(rows)))));
-    return wb::sparse::poisson_2d(n);
+    return p4::sparse::poisson_2d(n);
   }
-  if (name == "uniform") return wb::sparse::random_uniform(rows, rows, 16, seed);
-  if (name == "powerlaw") return wb::sparse::power_law(rows, rows, 2.0, 65536, seed);
-  if (name == "banded") return wb::sparse::banded(rows, 8, 8, seed);
-  if (name == "block") return wb::sparse::block_fem(std::max(1, rows / 4), 4, seed);
+  if (name == "uniform") return p4::sparse::random_uniform(rows, rows, 16, seed);
+  if (name == "powerlaw") return p4::sparse::power_law(rows, rows, 2.0, 65536, seed);
+  if (name == "banded") return p4::sparse::banded(rows, 8, 8, seed);
+  if (name == "block") return p4::sparse::block_fem(std::max(1, rows / 4), 4, seed);
   throw wb::UsageError(unknown_generator(name));
 }
 
@@ -147,10 +149,10 @@ SpmvProblem load_spmv_problem(const SpmvMatrixOptions& options, const std::strin
   if (!options.matrix_file.empty()) {
     if (!size_option.empty()) throw wb::UsageError("--matrix reads its size from the file: drop --size");
     try {
-      problem.csr = wb::sparse::coo_to_csr(wb::sparse::read_matrix_market_file(options.matrix_file));
-    } catch (const wb::sparse::MatrixMarketError& e) {
+      problem.csr = p4::sparse::coo_to_csr(p4::sparse::read_matrix_market_file(options.matrix_file));
+    } catch (const p4::sparse::MatrixMarketError& e) {
       throw wb::UsageError(e.what());
-    } catch (const wb::sparse::SparseError& e) {
+    } catch (const p4::sparse::SparseError& e) {
       throw wb::UsageError(options.matrix_file + ": " + e.what());
     }
     const std::size_t slash = options.matrix_file.find_last_of('/');
@@ -168,7 +170,7 @@ SpmvProblem load_spmv_problem(const SpmvMatrixOptions& options, const std::strin
   return problem;
 }
 
-std::string describe_matrix(const wb::sparse::Csr& a) {
+std::string describe_matrix(const p4::sparse::Csr& a) {
   int empty = 0, longest = 0;
   for (int r = 0; r < a.rows; ++r) {
     const int len = a.row_ptr[r + 1] - a.row_ptr[r];
@@ -268,7 +270,7 @@ struct SpmvBench::Buffers {
   std::unique_ptr<CusparseCsrSpmv> library;
 };
 
-SpmvBench::SpmvBench(wb::sparse::Csr a, std::uint64_t seed) : buffers_(new Buffers) {
+SpmvBench::SpmvBench(p4::sparse::Csr a, std::uint64_t seed) : buffers_(new Buffers) {
   Buffers& b = *buffers_;
   SpmvExpected e = spmv_expected(a, seed);
   b.expected = std::move(e.y);
@@ -308,7 +310,7 @@ int run_spmv_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmvRun
                     const std::string& default_generator, int default_rows) {
   SpmvProblem problem =
       load_spmv_problem(spmv_matrix_options(), lesson.options().size, default_generator, default_rows, lesson.seed());
-  const wb::sparse::Csr& a = problem.csr;
+  const p4::sparse::Csr& a = problem.csr;
   const double bytes = spmv_min_bytes(a), flop = spmv_flop(a);
   // Device: the CSR arrays, x, y twice (ours and the library's); a format the run converts to comes on
   // top. Host: the matrix, its reference and tolerances.
@@ -326,7 +328,7 @@ int run_spmv_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmvRun
     const wb::Measured measured = wb::measure(steps);
     time = measured.time;
     pass = measured.pass;
-  } catch (const wb::sparse::SparseError& e) {
+  } catch (const p4::sparse::SparseError& e) {
     throw wb::UsageError(std::string(launcher_name) + " cannot run on " + problem.label + ": " + e.what());
   }
   const wb::TimingStats library = bench.time_cusparse(lesson.bench_options(true));
@@ -342,3 +344,5 @@ int run_spmv_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmvRun
   }
   return pass ? wb::kExitPass : wb::kExitFail;
 }
+
+}  // namespace p4

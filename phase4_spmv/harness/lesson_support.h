@@ -17,6 +17,8 @@
 #include "phase4_spmv/harness/sparse.h"
 #include "phase4_spmv/spmv.cuh"
 
+namespace p4 {
+
 // ---- matrix options ----------------------------------------------------------------------------------
 struct SpmvMatrixOptions {
   std::string matrix_file;  // --matrix: a Matrix Market file
@@ -40,11 +42,11 @@ const std::vector<std::string>& spmv_generator_names();
 //   powerlaw  row lengths ~ len^-2, up to 65536 per row    banded   17 diagonals (8 below, 8 above)
 //   block     block_fem: 4x4 dense blocks, 4 neighbours per node (20 per row)
 // UsageError for an unknown name (the message lists the names).
-wb::sparse::Csr make_generated_matrix(const std::string& name, int rows, std::uint64_t seed);
+p4::sparse::Csr make_generated_matrix(const std::string& name, int rows, std::uint64_t seed);
 
 struct SpmvProblem {
   std::string label;  // "poisson:4M", "powerlaw:2M", "bcsstk01.mtx"
-  wb::sparse::Csr csr;
+  p4::sparse::Csr csr;
 };
 // The matrix this run asks for: --matrix file, else --gen (default `default_generator`) at --rows (or
 // --size, default `default_rows`). A Matrix Market error becomes a UsageError "<file>:<line>: <reason>"
@@ -53,7 +55,7 @@ SpmvProblem load_spmv_problem(const SpmvMatrixOptions& options, const std::strin
                               const std::string& default_generator, int default_rows, std::uint64_t seed);
 
 // "rows 4M, cols 4M, nnz 20M, 5.00 per row (0 empty, longest 5)"
-std::string describe_matrix(const wb::sparse::Csr& a);
+std::string describe_matrix(const p4::sparse::Csr& a);
 
 // ---- the bench ---------------------------------------------------------------------------------------
 // A launcher as the lessons, the grader and the benchmark call it: the device matrix (ask it for the
@@ -64,7 +66,7 @@ using SpmvRun = std::function<void(DeviceMatrix& a, const float* x, float* y, cu
 // per-row tolerance.
 class SpmvBench {
  public:
-  SpmvBench(wb::sparse::Csr a, std::uint64_t seed);
+  SpmvBench(p4::sparse::Csr a, std::uint64_t seed);
   ~SpmvBench();
   SpmvBench(const SpmvBench&) = delete;
   SpmvBench& operator=(const SpmvBench&) = delete;
@@ -89,3 +91,5 @@ class SpmvBench {
 // a UsageError with its message (exit 2).
 int run_spmv_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmvRun& run,
                     const std::string& default_generator = "poisson", int default_rows = 4 << 20);
+
+}  // namespace p4

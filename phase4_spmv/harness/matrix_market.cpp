@@ -19,7 +19,7 @@
 
 #include "phase4_spmv/harness/sparse.h"
 
-namespace wb {
+namespace p4 {
 namespace sparse {
 namespace {
 
@@ -325,4 +325,4 @@ void write_matrix_market(std::ostream& out, const Coo& a, const std::string& com
 }
 
 }  // namespace sparse
-}  // namespace wb
+}  // namespace p4

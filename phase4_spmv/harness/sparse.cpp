@@ -14,7 +14,7 @@
 #include "common/data.h"
 #include "common/util.h"
 
-namespace wb {
+namespace p4 {
 namespace sparse {
 namespace {
 
@@ -53,7 +53,7 @@ int checked_int(long long n, const std::string& what) {
 // Generated values are never exactly 0, so every generated entry is a true nonzero and survives the
 // conversions that drop zero fill (bsr4_to_csr). uniform() hits 0 with probability 2^-24 per draw, which
 // a 100M-entry matrix would meet several times.
-float nonzero_value(Rng& rng) {
+float nonzero_value(wb::Rng& rng) {
   float v = rng.uniform(-1.0f, 1.0f);
   while (v == 0.0f) v = rng.uniform(-1.0f, 1.0f);
   return v;
@@ -153,7 +153,7 @@ Csr finish_csr(int rows, int cols, std::vector<int> row_ptr, std::vector<int> co
 // taken so far; long rows in `taken`, a bitmap of the columns (cols / 8 bytes, small enough to stay in
 // cache where an int per column would not), cleared again bit by bit afterwards. Both give the same
 // columns for the same draws. The result is sorted.
-void sample_columns(Rng& rng, int cols, int k, std::vector<std::uint64_t>& taken, std::vector<int>& out) {
+void sample_columns(wb::Rng& rng, int cols, int k, std::vector<std::uint64_t>& taken, std::vector<int>& out) {
   constexpr int kShortRow = 64;
   out.clear();
   for (int j = cols - k; j < cols; ++j) {
@@ -173,7 +173,7 @@ void sample_columns(Rng& rng, int cols, int k, std::vector<std::uint64_t>& taken
 }
 
 // Appends sorted distinct columns with fresh random values and closes the row.
-void append_row(Rng& rng, const std::vector<int>& cols, Csr& out) {
+void append_row(wb::Rng& rng, const std::vector<int>& cols, Csr& out) {
   for (int c : cols) {
     out.col.push_back(c);
     out.val.push_back(nonzero_value(rng));
@@ -565,7 +565,7 @@ Csr banded(int rows, int lower, int upper, std::uint64_t seed) {
   for (int r = 0; r < rows; ++r)
     total += std::min<long long>(rows - 1, static_cast<long long>(r) + upper) - std::max<long long>(0, r - lower) + 1;
   checked_int(total, "banded: the number of nonzeros");
-  Rng rng(seed);
+  wb::Rng rng(seed);
   Csr out;
   out.rows = out.cols = rows;
   out.row_ptr.reserve(static_cast<std::size_t>(rows) + 1);
@@ -590,7 +590,7 @@ Csr random_uniform(int rows, int cols, int per_row, std::uint64_t seed) {
          " must not be negative");
   const int k = std::min(per_row, cols);
   const int total = checked_int(static_cast<long long>(rows) * k, "random_uniform: the number of nonzeros");
-  Rng rng(seed);
+  wb::Rng rng(seed);
   Csr out;
   out.rows = rows;
   out.cols = cols;
@@ -621,7 +621,7 @@ Csr power_law(int rows, int cols, double alpha, int max_per_row, std::uint64_t s
     cdf[l - 1] = total_weight;
   }
   for (double& c : cdf) c /= total_weight;
-  Rng rng(seed);
+  wb::Rng rng(seed);
   std::vector<int> length(static_cast<std::size_t>(rows), 0);
   long long total = 0;
   if (longest > 0) {
@@ -677,7 +677,7 @@ Csr block_fem(int nodes, int neighbours, std::uint64_t seed) {
     total += 16LL * static_cast<long long>(near.size());
   }
   checked_int(total, "block_fem: the number of nonzeros");
-  Rng rng(seed);
+  wb::Rng rng(seed);
   Csr out;
   out.rows = out.cols = rows;
   out.row_ptr.reserve(static_cast<std::size_t>(rows) + 1);
@@ -700,4 +700,4 @@ Csr block_fem(int nodes, int neighbours, std::uint64_t seed) {
 }
 
 }  // namespace sparse
-}  // namespace wb
+}  // namespace p4

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace wb {
+namespace p4 {
 namespace sparse {
 
 // Any structural problem: the message names the first offending index and the rule it breaks.
@@ -130,4 +130,4 @@ Coo read_matrix_market_file(const std::string& path);  // MatrixMarketError also
 void write_matrix_market(std::ostream& out, const Coo& a, const std::string& comment = "");
 
 }  // namespace sparse
-}  // namespace wb
+}  // namespace p4

@@ -14,6 +14,8 @@
 #include "phase4_spmv/harness/cusparse_spmm.h"
 #include "phase4_spmv/harness/lesson_support.h"
 
+namespace p4 {
+
 struct SpmmBench::Buffers {
   DeviceMatrix* matrix = nullptr;
   int k = 0;
@@ -147,3 +149,5 @@ int run_spmm_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmmRun
   }
   return all_pass ? wb::kExitPass : wb::kExitFail;
 }
+
+}  // namespace p4

@@ -16,6 +16,8 @@
 #include "phase4_spmv/harness/device_matrix.h"
 #include "phase4_spmv/harness/spmm_reference.h"
 
+namespace p4 {
+
 class SpmmBench {
  public:
   // X (cols x k) random in [-1, 1) from `seed` on the device, a guarded Y, the reference and its bounds.
@@ -51,3 +53,5 @@ class SpmmBench {
 // time cuSPARSE SpMM, print the result line ("<label> k=64") and, unless --csv, a line with the GFLOP/s
 // of both and the algorithm cuSPARSE ran.
 int run_spmm_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmmRun& run);
+
+}  // namespace p4

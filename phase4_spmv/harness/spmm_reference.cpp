@@ -11,6 +11,8 @@
 #include "common/data.h"
 #include "phase4_spmv/harness/tolerance.h"
 
+namespace p4 {
+
 void parallel_for_ranges(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body,
                          unsigned max_pieces) {
   if (n == 0) return;
@@ -28,9 +30,9 @@ void parallel_for_ranges(std::size_t n, const std::function<void(std::size_t, st
   for (std::thread& t : workers) t.join();
 }
 
-void spmm_reference(const wb::sparse::Csr& a, const std::vector<float>& x, int k, std::vector<float>* y,
+void spmm_reference(const p4::sparse::Csr& a, const std::vector<float>& x, int k, std::vector<float>* y,
                     std::vector<float>* tolerance) {
-  wb::sparse::validate(a);
+  p4::sparse::validate(a);
   if (k < 1) throw std::invalid_argument("spmm_reference: k = " + std::to_string(k) + " must be at least 1");
   const std::size_t kk = static_cast<std::size_t>(k);
   if (x.size() != static_cast<std::size_t>(a.cols) * kk)
@@ -67,7 +69,7 @@ void spmm_reference(const wb::sparse::Csr& a, const std::vector<float>& x, int k
   });
 }
 
-SpmmExpected spmm_expected(const wb::sparse::Csr& a, int k, std::uint64_t seed) {
+SpmmExpected spmm_expected(const p4::sparse::Csr& a, int k, std::uint64_t seed) {
   SpmmExpected e;
   e.k = k;
   const std::size_t n = static_cast<std::size_t>(a.cols) * static_cast<std::size_t>(std::max(k, 0));
@@ -81,3 +83,5 @@ SpmmExpected spmm_expected(const wb::sparse::Csr& a, int k, std::uint64_t seed) 
   spmm_reference(a, e.x, k, &e.y, &e.tolerance);
   return e;
 }
+
+}  // namespace p4

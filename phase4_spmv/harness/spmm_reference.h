@@ -15,6 +15,8 @@
 
 #include "phase4_spmv/harness/sparse.h"
 
+namespace p4 {
+
 class DeviceMatrix;
 
 // A launcher as the lesson, the grader and the benchmark call it: the device matrix, X (cols x k) and
@@ -30,11 +32,11 @@ struct SpmmExpected {
 
 // X random in [-1, 1) from `seed` (the same numbers as wb::random_floats(cols * k, seed)), the product
 // and the bounds; spread over the machine's cores (the lesson's matrices have 80M entries).
-SpmmExpected spmm_expected(const wb::sparse::Csr& a, int k, std::uint64_t seed);
+SpmmExpected spmm_expected(const p4::sparse::Csr& a, int k, std::uint64_t seed);
 
 // The product of A with a given X (cols x k, row-major), in double, rounded to float, with its bounds:
 // what spmm_expected computes after drawing X.
-void spmm_reference(const wb::sparse::Csr& a, const std::vector<float>& x, int k, std::vector<float>* y,
+void spmm_reference(const p4::sparse::Csr& a, const std::vector<float>& x, int k, std::vector<float>* y,
                     std::vector<float>* tolerance);
 
 // Runs body(begin, end) over [0, n) cut into one piece per core (at most `max_pieces`), and waits.
@@ -44,11 +46,13 @@ void parallel_for_ranges(std::size_t n, const std::function<void(std::size_t, st
 // The least traffic of Y = A X: A's values and column indices once, its row pointers once, X read once,
 // Y written once. Gathers of X rows that miss the caches come on top (the uniform matrix reads X
 // about nnz / cols times), so this is a floor, the same for every kernel and for cuSPARSE.
-inline double spmm_min_bytes(const wb::sparse::Csr& a, int k) {
+inline double spmm_min_bytes(const p4::sparse::Csr& a, int k) {
   return 8.0 * static_cast<double>(a.nnz()) + 4.0 * (static_cast<double>(a.rows) + 1) +
          4.0 * static_cast<double>(k) * (static_cast<double>(a.cols) + static_cast<double>(a.rows));
 }
 // A multiply and an add per stored entry and column of X.
-inline double spmm_flop(const wb::sparse::Csr& a, int k) {
+inline double spmm_flop(const p4::sparse::Csr& a, int k) {
   return 2.0 * static_cast<double>(a.nnz()) * k;
 }
+
+}  // namespace p4

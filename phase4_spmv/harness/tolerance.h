@@ -18,6 +18,8 @@
 #include "common/verify.h"
 #include "phase4_spmv/harness/sparse.h"
 
+namespace p4 {
+
 inline wb::Tolerance spmv_row_tolerance(long long row_length, double row_abs_sum) {
   const double terms = static_cast<double>(row_length) + 1.0;
   const double gamma = terms * wb::kFloatEpsilon / (1.0 - terms * wb::kFloatEpsilon);
@@ -31,14 +33,16 @@ struct SpmvExpected {
   std::vector<wb::Tolerance> tolerance;
 };
 
-inline SpmvExpected spmv_expected(const wb::sparse::Csr& a, std::uint64_t seed) {
+inline SpmvExpected spmv_expected(const p4::sparse::Csr& a, std::uint64_t seed) {
   SpmvExpected e;
   e.x = wb::random_floats(static_cast<std::size_t>(a.cols), seed);
   std::vector<double> abs_sum;
-  const std::vector<double> reference = wb::sparse::spmv_reference(a, e.x, &abs_sum);
+  const std::vector<double> reference = p4::sparse::spmv_reference(a, e.x, &abs_sum);
   e.y.assign(reference.begin(), reference.end());
   e.tolerance.resize(reference.size());
   for (int r = 0; r < a.rows; ++r)
     e.tolerance[r] = spmv_row_tolerance(a.row_ptr[r + 1] - a.row_ptr[r], abs_sum[static_cast<std::size_t>(r)]);
   return e;
 }
+
+}  // namespace p4

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 4.01 coo_to_csr: every matrix of the phase's suite, as COO entries in a seeded random
 // order, converted on the GPU and compared exactly (values, columns, row pointers) with the host
-// converter wb::sparse::coo_to_csr; outputs poisoned and guarded, inputs guarded.
+// converter p4::sparse::coo_to_csr; outputs poisoned and guarded, inputs guarded.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -15,8 +15,8 @@
 
 namespace {
 
-wb::sparse::Coo shuffled_coo(const wb::sparse::Csr& a, std::uint64_t seed) {
-  wb::sparse::Coo coo = wb::sparse::csr_to_coo(a);
+p4::sparse::Coo shuffled_coo(const p4::sparse::Csr& a, std::uint64_t seed) {
+  p4::sparse::Coo coo = p4::sparse::csr_to_coo(a);
   wb::Rng rng(seed);
   for (std::size_t i = coo.nnz(); i > 1; --i) {
     const std::size_t j = static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(i - 1)));
@@ -35,9 +35,9 @@ TEST_CASE("coo_to_csr_gpu builds the same CSR as the host converter from shuffle
   const std::uint64_t seed = wb::test::seed();
   INFO("coo_to_csr_gpu on " << c.name << ", entries shuffled with seed " << seed << " (replay with WB_SEED=" << seed
                             << ")");
-  const wb::sparse::Csr expected = c.make();
-  INFO("the matrix: " << describe_matrix(expected));
-  const wb::sparse::Coo coo = shuffled_coo(expected, seed);
+  const p4::sparse::Csr expected = c.make();
+  INFO("the matrix: " << p4::describe_matrix(expected));
+  const p4::sparse::Coo coo = shuffled_coo(expected, seed);
   const std::size_t nnz = coo.nnz(), rows = static_cast<std::size_t>(coo.rows);
 
   wb::GuardedDeviceBuffer<int> d_row(nnz), d_col(nnz);

@@ -13,6 +13,6 @@ TEST_CASE("spmv_csr_scalar computes y = A x on every matrix of the suite", "[p4]
   const int i = GENERATE(Catch::Generators::from_range(spmv_suite_indices()));
   check_spmv(
       "spmv_csr_scalar",
-      [](DeviceMatrix& a, const float* x, float* y, cudaStream_t s) { spmv_csr_scalar(a.csr(), x, y, s); },
+      [](p4::DeviceMatrix& a, const float* x, float* y, cudaStream_t s) { spmv_csr_scalar(a.csr(), x, y, s); },
       suite[static_cast<std::size_t>(i)]);
 }

@@ -10,12 +10,12 @@
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
 
-namespace sp = wb::sparse;
+namespace sp = p4::sparse;
 
 namespace {
 
 // The launcher as a learner would call it: plan once for the matrix, then SpMV.
-void run_adaptive(DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
+void run_adaptive(p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
   const CsrView a = m.csr();
   wb::DeviceBuffer<int> plan(static_cast<std::size_t>(spmv_csr_adaptive_plan_entries(a)));
   spmv_csr_adaptive_plan(a, plan.data(), stream);
@@ -25,7 +25,7 @@ void run_adaptive(DeviceMatrix& m, const float* x, float* y, cudaStream_t stream
 
 // Twice on one plan, y poisoned in between by the grader's first call only: the second call must not
 // depend on anything the first left behind except the plan.
-void run_adaptive_twice(DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
+void run_adaptive_twice(p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
   const CsrView a = m.csr();
   wb::DeviceBuffer<int> plan(static_cast<std::size_t>(spmv_csr_adaptive_plan_entries(a)));
   spmv_csr_adaptive_plan(a, plan.data(), stream);

@@ -10,11 +10,11 @@
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
 
-namespace sp = wb::sparse;
+namespace sp = p4::sparse;
 
 namespace {
 
-void run_balanced(DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
+void run_balanced(p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
   const CsrView a = m.csr();
   wb::DeviceBuffer<unsigned char> workspace(spmv_csr_balanced_workspace_bytes(a));
   spmv_csr_balanced(a, x, y, workspace.data(), stream);
@@ -22,7 +22,7 @@ void run_balanced(DeviceMatrix& m, const float* x, float* y, cudaStream_t stream
 }
 
 // Twice on one workspace: the carries of the first call must not leak into the second.
-void run_balanced_twice(DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
+void run_balanced_twice(p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
   const CsrView a = m.csr();
   wb::DeviceBuffer<unsigned char> workspace(spmv_csr_balanced_workspace_bytes(a));
   spmv_csr_balanced(a, x, y, workspace.data(), stream);

@@ -13,11 +13,11 @@
 #include "phase4_spmv/spmv.cuh"
 #include "phase4_spmv/tests/grading.h"
 
-namespace sp = wb::sparse;
+namespace sp = p4::sparse;
 
 namespace {
 
-void run_block_tiled(DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
+void run_block_tiled(p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t stream) {
   const BlockTiledMatrix tiled(m.host_pattern_blocks());
   spmv_block_tiled(tiled.view(), x, y, stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));  // the device copy dies at the end of this scope

@@ -17,7 +17,7 @@
 
 namespace {
 
-void spmm_csr_run(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t s) {
+void spmm_csr_run(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t s) {
   spmm_csr(a.csr(), x, y, k, s);
 }
 
@@ -42,7 +42,7 @@ TEST_CASE("spmm_csr leaves Y = A X after two calls on the same Y (nothing accumu
 }
 
 TEST_CASE("spmm_csr refuses a k other than 64 and 128, and an X or Y off a 16-byte boundary", "[p4][4.09][gpu]") {
-  DeviceMatrix a(wb::sparse::random_uniform(33, 40, 5, 61));
+  p4::DeviceMatrix a(p4::sparse::random_uniform(33, 40, 5, 61));
   wb::DeviceBuffer<float> x(40 * 128 + 4), y(33 * 128 + 4);
   for (int k : {-64, 0, 1, 32, 63, 65, 96, 127, 129, 256})
     CHECK_THROWS_AS(spmm_csr(a.csr(), x.data(), y.data(), k, nullptr), std::invalid_argument);

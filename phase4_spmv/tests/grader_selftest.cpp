@@ -15,20 +15,20 @@ namespace {
 
 using CsrLauncher = void (*)(const CsrView&, const float*, float*, cudaStream_t);
 
-SpmvRun as_run(CsrLauncher launch) {
-  return [launch](DeviceMatrix& a, const float* x, float* y, cudaStream_t s) { launch(a.csr(), x, y, s); };
+p4::SpmvRun as_run(CsrLauncher launch) {
+  return [launch](p4::DeviceMatrix& a, const float* x, float* y, cudaStream_t s) { launch(a.csr(), x, y, s); };
 }
 
 struct Plant {
   const char* what;
   CsrLauncher launch;
-  wb::sparse::Csr matrix;
+  p4::sparse::Csr matrix;
   const char* diagnosis;  // "" = the grader must accept it
 };
 
 // 1000 x 1000, 9 per row, every third row empty.
-wb::sparse::Csr with_empty_rows() {
-  return empty_some_rows(wb::sparse::random_uniform(1000, 1000, 9, 41), [](int r) { return r % 3 != 0; });
+p4::sparse::Csr with_empty_rows() {
+  return empty_some_rows(p4::sparse::random_uniform(1000, 1000, 9, 41), [](int r) { return r % 3 != 0; });
 }
 
 }  // namespace
@@ -38,8 +38,8 @@ TEST_CASE("the phase 4 grader accepts a correct kernel on the whole suite", "[gp
 }
 
 TEST_CASE("the phase 4 grader names every planted bug", "[gpu][grader][p4]") {
-  const wb::sparse::Csr uniform = wb::sparse::random_uniform(1000, 1000, 16, 42);
-  const wb::sparse::Csr long_rows = wb::sparse::random_uniform(300, 4000, 200, 43);
+  const p4::sparse::Csr uniform = p4::sparse::random_uniform(1000, 1000, 16, 42);
+  const p4::sparse::Csr long_rows = p4::sparse::random_uniform(300, 4000, 200, 43);
   const std::vector<Plant> plants = {
       {"skipping the last row", planted_spmv_skips_last_row, uniform,
        "were never written: the grid or the row loop stops short"},
@@ -69,13 +69,13 @@ TEST_CASE("the phase 4 grader names every planted bug", "[gpu][grader][p4]") {
 TEST_CASE("planted race: csr_vector's warp tree without __syncwarp passes the plain grader",
           "[gpu][grader][p4][planted-race]") {
   // 33 rows of 37 entries: longer than a warp and no multiple of 32, so every warp runs a partial stride.
-  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  const p4::sparse::Csr a = p4::sparse::random_uniform(33, 100, 37, 44);
   CHECK(grade_spmv("planted", as_run(planted_spmv_vector_no_syncwarp), a, wb::test::seed()).empty());
 }
 
 TEST_CASE("planted over-read: val and col read past each row, values dropped, pass the plain grader",
           "[gpu][grader][p4][planted-overread]") {
-  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  const p4::sparse::Csr a = p4::sparse::random_uniform(33, 100, 37, 44);
   CHECK(grade_spmv("planted", as_run(planted_spmv_vector_reads_past_row_masked), a, wb::test::seed()).empty());
 }
 
@@ -83,19 +83,19 @@ TEST_CASE("planted over-read: val and col read past each row, values dropped, pa
 
 namespace {
 
-using SpmmLauncher = void (*)(DeviceMatrix&, const float*, float*, int, cudaStream_t);
+using SpmmLauncher = void (*)(p4::DeviceMatrix&, const float*, float*, int, cudaStream_t);
 
 struct SpmmPlant {
   const char* what;
   SpmmLauncher launch;
-  wb::sparse::Csr matrix;
+  p4::sparse::Csr matrix;
   int k;
   const char* diagnosis;  // "" = the grader must accept it
 };
 
 // 3000 x 6000: ten rows of 1000 to 1333 entries (four to six segments of the planted kernels' 256),
 // every 300th row, among rows of 0 to 8 entries.
-wb::sparse::Csr with_long_rows() {
+p4::sparse::Csr with_long_rows() {
   return rows_of_lengths(
       3000, 6000, [](int r) { return r % 300 == 11 ? 1000 + 37 * (r / 300) : r % 9; }, 45);
 }
@@ -108,7 +108,7 @@ TEST_CASE("the 4.09 grader accepts a correct SpMM kernel on the whole SpMM suite
 }
 
 TEST_CASE("the 4.09 grader names every planted SpMM bug", "[gpu][grader][p4]") {
-  const wb::sparse::Csr uniform = wb::sparse::random_uniform(1000, 1000, 16, 42);
+  const p4::sparse::Csr uniform = p4::sparse::random_uniform(1000, 1000, 16, 42);
   const std::vector<SpmmPlant> plants = {
       {"X read column-major", planted_spmm_reads_x_column_major, uniform, 64, "Y is A times X read column-major"},
       {"X read column-major, k = 128", planted_spmm_reads_x_column_major, uniform, 128,
@@ -142,13 +142,13 @@ TEST_CASE("the 4.09 grader names every planted SpMM bug", "[gpu][grader][p4]") {
 TEST_CASE("planted race: SpMM's (col, val) staging reused without __syncwarp passes the plain grader",
           "[gpu][grader][p4][planted-spmm-race]") {
   // 33 rows of 37 entries: two rounds of staging per row, and every warp takes two rows.
-  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  const p4::sparse::Csr a = p4::sparse::random_uniform(33, 100, 37, 44);
   CHECK(grade_spmm("planted", planted_spmm_staging_without_syncwarp, a, 128, wb::test::seed()).empty());
 }
 
 TEST_CASE("planted over-read: SpMM reads col[row_end] and val[row_end], values dropped, passes the plain grader",
           "[gpu][grader][p4][planted-spmm-overread]") {
   // The last row ends at nnz = 33 x 37: its col[nnz] and val[nnz] lie past the arrays' 4884 bytes.
-  const wb::sparse::Csr a = wb::sparse::random_uniform(33, 100, 37, 44);
+  const p4::sparse::Csr a = p4::sparse::random_uniform(33, 100, 37, 44);
   CHECK(grade_spmm("planted", planted_spmm_reads_col_past_row, a, 64, wb::test::seed()).empty());
 }

@@ -12,7 +12,7 @@
 
 namespace {
 
-namespace sp = wb::sparse;
+namespace sp = p4::sparse;
 
 sp::Csr empty_matrix(int rows, int cols) {
   sp::Csr a;
@@ -171,13 +171,13 @@ std::string explain(const sp::Csr& a, const std::vector<float>& got, const std::
 
 }  // namespace
 
-std::string grade_spmv(const std::string& launcher, const SpmvRun& run, const sp::Csr& a, std::uint64_t seed) {
-  const SpmvExpected e = spmv_expected(a, seed);
+std::string grade_spmv(const std::string& launcher, const p4::SpmvRun& run, const sp::Csr& a, std::uint64_t seed) {
+  const p4::SpmvExpected e = p4::spmv_expected(a, seed);
   const std::vector<float>& x = e.x;
   const std::vector<float>& expected = e.y;
   const std::vector<wb::Tolerance>& tolerance = e.tolerance;
 
-  DeviceMatrix matrix(a);
+  p4::DeviceMatrix matrix(a);
   wb::GuardedDeviceBuffer<float> dx(x.size());  // NaN canaries around x: reading out of range gives NaN
   dx.upload(x);
   wb::GuardedDeviceBuffer<float> dy(static_cast<std::size_t>(a.rows));  // poisoned: unwritten rows show
@@ -195,12 +195,12 @@ std::string grade_spmv(const std::string& launcher, const SpmvRun& run, const sp
   return report.describe(launcher + " (y, one element per row)") + explain(a, got, expected, tolerance);
 }
 
-void check_spmv(const std::string& launcher, const SpmvRun& run, const SpmvCase& c) {
+void check_spmv(const std::string& launcher, const p4::SpmvRun& run, const SpmvCase& c) {
   const std::uint64_t seed = wb::test::seed();
   INFO(launcher << " on " << c.name << ", x random in [-1, 1) from seed " << seed << " (replay with WB_SEED=" << seed
                 << ")");
   const sp::Csr a = c.make();
-  INFO("the matrix: " << describe_matrix(a));
+  INFO("the matrix: " << p4::describe_matrix(a));
   INFO("tolerance per row: (len + 1) u sum|a_ij x_j|, u = 2^-24 (phase4_spmv/harness/tolerance.h)");
   const std::string failure = grade_spmv(launcher, run, a, seed);
   if (!failure.empty()) FAIL(failure);

@@ -22,9 +22,9 @@
 #define WB_TEST_DATA_DIR "phase4_spmv/tests/data"
 #endif
 
-using wb::sparse::Coo;
-using wb::sparse::MatrixMarketError;
-using wb::sparse::read_matrix_market;
+using p4::sparse::Coo;
+using p4::sparse::MatrixMarketError;
+using p4::sparse::read_matrix_market;
 
 namespace {
 
@@ -368,13 +368,13 @@ TEST_CASE("damaged files never crash the reader: each parses or throws MatrixMar
 
 TEST_CASE("the project's own .mtx files read by path, CRLF and LF alike", "[host][mtx]") {
   const std::string dir = std::string(WB_TEST_DATA_DIR) + "/mtx/";
-  const Coo a = wb::sparse::read_matrix_market_file(dir + "general.mtx");
+  const Coo a = p4::sparse::read_matrix_market_file(dir + "general.mtx");
   CHECK(a.rows == 3);
   CHECK(a.cols == 4);
   CHECK(entries(a) == std::vector<Entry>{{0, 0, 1.5f}, {1, 2, -0.25f}, {2, 3, 12.0f}, {0, 3, 0.0f}, {2, 0, -280.0f}});
-  CHECK(identical(a, wb::sparse::read_matrix_market_file(dir + "general_crlf.mtx")));
+  CHECK(identical(a, p4::sparse::read_matrix_market_file(dir + "general_crlf.mtx")));
 
-  const Coo s = wb::sparse::read_matrix_market_file(dir + "symmetric.mtx");
+  const Coo s = p4::sparse::read_matrix_market_file(dir + "symmetric.mtx");
   CHECK(s.rows == 3);
   CHECK(entries(s) ==
         std::vector<Entry>{{0, 0, 4.0f}, {1, 0, -1.0f}, {2, 1, -2.0f}, {2, 2, 7.0f}, {0, 1, -1.0f}, {1, 2, -2.0f}});
@@ -388,7 +388,7 @@ TEST_CASE("errors from a file carry its path and line", "[host][mtx]") {
     const std::string path = dir + std::get<0>(c);
     INFO(path);
     try {
-      wb::sparse::read_matrix_market_file(path);
+      p4::sparse::read_matrix_market_file(path);
       FAIL("accepted a malformed file");
     } catch (const MatrixMarketError& e) {
       CHECK(e.line() == std::get<1>(c));
@@ -399,7 +399,7 @@ TEST_CASE("errors from a file carry its path and line", "[host][mtx]") {
 
 TEST_CASE("a file that cannot be opened is a MatrixMarketError at line 0", "[host][mtx]") {
   try {
-    wb::sparse::read_matrix_market_file("/nonexistent/dir/missing.mtx");
+    p4::sparse::read_matrix_market_file("/nonexistent/dir/missing.mtx");
     FAIL("opening a missing file did not throw");
   } catch (const MatrixMarketError& e) {
     CHECK(e.line() == 0);
@@ -417,11 +417,11 @@ TEST_CASE("the writer emits the banner, % comment lines, the size line and 1-bas
   a.col = {2, 0};
   a.val = {0.1f, -3.0f};
   std::ostringstream out;
-  wb::sparse::write_matrix_market(out, a, "first line\nsecond line");
+  p4::sparse::write_matrix_market(out, a, "first line\nsecond line");
   CHECK(out.str() ==
         "%%MatrixMarket matrix coordinate real general\n% first line\n% second line\n2 3 2\n1 3 0.100000001\n2 1 -3\n");
   std::ostringstream bare;
-  wb::sparse::write_matrix_market(bare, a);
+  p4::sparse::write_matrix_market(bare, a);
   CHECK(bare.str() == "%%MatrixMarket matrix coordinate real general\n2 3 2\n1 3 0.100000001\n2 1 -3\n");
 }
 
@@ -455,7 +455,7 @@ TEST_CASE("write then read gives the identical matrix, every float bit for bit",
                             3.4028234e38f};
   for (std::size_t k = 0; k < sizeof specials / sizeof specials[0]; ++k) a.val[k] = specials[k];
   std::stringstream file;
-  wb::sparse::write_matrix_market(file, a, "round trip");
+  p4::sparse::write_matrix_market(file, a, "round trip");
   const Coo b = read_matrix_market(file, "round_trip.mtx");
   CHECK(identical(a, b));
 
@@ -463,7 +463,7 @@ TEST_CASE("write then read gives the identical matrix, every float bit for bit",
   empty.rows = 3;
   empty.cols = 4;
   std::stringstream empty_file;
-  wb::sparse::write_matrix_market(empty_file, empty);
+  p4::sparse::write_matrix_market(empty_file, empty);
   CHECK(identical(empty, read_matrix_market(empty_file, "empty.mtx")));
 }
 
@@ -475,11 +475,11 @@ TEST_CASE("the writer refuses what it could not write readably: NaN, bad indices
   a.col = {1};
   a.val = {std::numeric_limits<float>::quiet_NaN()};
   std::ostringstream out;
-  CHECK_THROWS_AS(wb::sparse::write_matrix_market(out, a), wb::sparse::SparseError);
+  CHECK_THROWS_AS(p4::sparse::write_matrix_market(out, a), p4::sparse::SparseError);
   a.val = {1.0f};
   a.col = {2};
-  CHECK_THROWS_AS(wb::sparse::write_matrix_market(out, a), wb::sparse::SparseError);
+  CHECK_THROWS_AS(p4::sparse::write_matrix_market(out, a), p4::sparse::SparseError);
   a.col = {1, 0};
-  CHECK_THROWS_AS(wb::sparse::write_matrix_market(out, a), wb::sparse::SparseError);
+  CHECK_THROWS_AS(p4::sparse::write_matrix_market(out, a), p4::sparse::SparseError);
   CHECK(out.str().empty());  // nothing half-written
 }

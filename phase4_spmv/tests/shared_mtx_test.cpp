@@ -16,15 +16,15 @@
 #include "common/catch.h"
 #include "phase4_spmv/harness/sparse.h"
 
-using wb::sparse::Coo;
-using wb::sparse::MatrixMarketError;
+using p4::sparse::Coo;
+using p4::sparse::MatrixMarketError;
 
 namespace {
 
 const std::string kDir = WB_SHARED_MTX_DIR;
 
 Coo load(const std::string& relative) {
-  return wb::sparse::read_matrix_market_file(kDir + "/" + relative);
+  return p4::sparse::read_matrix_market_file(kDir + "/" + relative);
 }
 
 // Entries sorted by position: files may list the same matrix in different orders.
@@ -164,7 +164,7 @@ TEST_CASE("every malformed shared file is rejected at the README's line for the 
     const std::string path = kDir + "/malformed/" + e.file;
     INFO(path);
     try {
-      wb::sparse::read_matrix_market_file(path);
+      p4::sparse::read_matrix_market_file(path);
       FAIL("a malformed file was accepted");
     } catch (const MatrixMarketError& error) {
       const std::string what = error.what();

@@ -13,7 +13,7 @@
 #include "common/data.h"
 #include "common/testing.h"
 
-namespace sp = wb::sparse;
+namespace sp = p4::sparse;
 
 namespace {
 

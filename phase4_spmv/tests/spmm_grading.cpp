@@ -15,7 +15,7 @@
 
 namespace {
 
-namespace sp = wb::sparse;
+namespace sp = p4::sparse;
 
 // Rows of 31 to 2049 entries, around the lengths a kernel splits or switches at (a warp, 512, 1024,
 // 2048), one every 200 rows among rows of 0 to 5 entries.
@@ -52,14 +52,14 @@ bool matches_column_major_x(const sp::Csr& a, int k, const std::vector<float>& x
   for (std::size_t c = 0; c < cols; ++c)
     for (std::size_t j = 0; j < kk; ++j) x_read[c * kk + j] = x[c + j * cols];
   std::vector<float> y, bound;
-  spmm_reference(a, x_read, k, &y, &bound);
+  p4::spmm_reference(a, x_read, k, &y, &bound);
   for (std::size_t i = 0; i < got.size(); ++i)
     if (!within_bound(y[i], got[i], bound[i])) return false;
   return true;
 }
 
 // One sentence on the pattern of the wrong elements, which usually names the bug.
-std::string explain(const sp::Csr& a, int k, const SpmmExpected& e, const std::vector<float>& got) {
+std::string explain(const sp::Csr& a, int k, const p4::SpmmExpected& e, const std::vector<float>& got) {
   const std::size_t kk = static_cast<std::size_t>(k);
   std::size_t bad = 0, untouched = 0, nan = 0, empty_rows = 0, untouched_in_empty_rows = 0;
   std::vector<std::size_t> untouched_in_column(kk, 0);
@@ -186,10 +186,10 @@ std::vector<int> spmm_suite_indices() {
   return out;
 }
 
-std::string grade_spmm(const std::string& launcher, const SpmmRun& run, const sp::Csr& a, int k, std::uint64_t seed,
+std::string grade_spmm(const std::string& launcher, const p4::SpmmRun& run, const sp::Csr& a, int k, std::uint64_t seed,
                        int calls) {
-  const SpmmExpected e = spmm_expected(a, k, seed);
-  DeviceMatrix matrix(a);
+  const p4::SpmmExpected e = p4::spmm_expected(a, k, seed);
+  p4::DeviceMatrix matrix(a);
   wb::GuardedDeviceBuffer<float> dx(e.x.size());  // NaN canaries around X: reading out of range gives NaN
   dx.upload(e.x);
   wb::GuardedDeviceBuffer<float> dy(e.y.size());  // poisoned: unwritten elements show
@@ -215,12 +215,12 @@ std::string grade_spmm(const std::string& launcher, const SpmmRun& run, const sp
   return report.describe(what) + explain(a, k, e, got);
 }
 
-void check_spmm(const std::string& launcher, const SpmmRun& run, const SpmmCase& c, int k, int calls) {
+void check_spmm(const std::string& launcher, const p4::SpmmRun& run, const SpmmCase& c, int k, int calls) {
   const std::uint64_t seed = wb::test::seed();
   INFO(launcher << " on " << c.name << ", k = " << k << ", X random in [-1, 1) from seed " << seed
                 << " (replay with WB_SEED=" << seed << ")");
   const sp::Csr a = c.make();
-  INFO("the matrix: " << describe_matrix(a));
+  INFO("the matrix: " << p4::describe_matrix(a));
   INFO("bound per element: (len + 1) u sum_i |a_ri X[c_i, j]|, u = 2^-24 (phase4_spmv/harness/spmm_reference.h)");
   const std::string failure = grade_spmm(launcher, run, a, k, seed, calls);
   if (!failure.empty()) FAIL(failure);

@@ -19,7 +19,7 @@
 
 struct SpmmCase {
   std::string name;  // says what the matrix is and its seed
-  std::function<wb::sparse::Csr()> make;
+  std::function<p4::sparse::Csr()> make;
   bool large = false;  // dropped under WB_SANITIZE
 };
 
@@ -30,9 +30,9 @@ std::vector<int> spmm_suite_indices();
 // Runs `run` `calls` times on `a` (Y poisoned before the first call only) with X random in [-1, 1)
 // from `seed`; returns "" when Y is right after the last call, else the failure report with a sentence
 // on the likely cause. check_spmm FAILs with it.
-std::string grade_spmm(const std::string& launcher, const SpmmRun& run, const wb::sparse::Csr& a, int k,
+std::string grade_spmm(const std::string& launcher, const p4::SpmmRun& run, const p4::sparse::Csr& a, int k,
                        std::uint64_t seed, int calls = 1);
 
 // Builds the case's matrix and grades `run` on it at this k, with the case, k, the seed and a replay
 // hint in the failure message.
-void check_spmm(const std::string& launcher, const SpmmRun& run, const SpmmCase& c, int k, int calls = 1);
+void check_spmm(const std::string& launcher, const p4::SpmmRun& run, const SpmmCase& c, int k, int calls = 1);

@@ -47,7 +47,7 @@ TEST_CASE("the SpMV row tolerance accepts float sums in any order and rejects a 
       exact += static_cast<double>(a[i]) * x[i];
       abs_sum += std::fabs(static_cast<double>(a[i]) * x[i]);
     }
-    const wb::Tolerance tol = spmv_row_tolerance(len, abs_sum);
+    const wb::Tolerance tol = p4::spmv_row_tolerance(len, abs_sum);
     const float expected = static_cast<float>(exact);
     INFO("row length " << len << ", sum|a x| = " << abs_sum << ", bound " << tol.abs);
     CHECK(wb::within(expected, float_row_sum(a, x, false), tol));
@@ -66,94 +66,94 @@ TEST_CASE("the SpMV row tolerance accepts float sums in any order and rejects a 
 }
 
 TEST_CASE("the SpMV row tolerance is tiny for empty rows and grows with the row length", "[host][p4]") {
-  const wb::Tolerance empty = spmv_row_tolerance(0, 0.0);
+  const wb::Tolerance empty = p4::spmv_row_tolerance(0, 0.0);
   CHECK(empty.abs > 0.0);
   CHECK(empty.abs < 1e-20);
   CHECK(wb::within(0.0, -0.0, empty));
   CHECK_FALSE(wb::within(0.0, 1e-10, empty));
-  CHECK(spmv_row_tolerance(100, 1.0).abs > spmv_row_tolerance(10, 1.0).abs);
+  CHECK(p4::spmv_row_tolerance(100, 1.0).abs > p4::spmv_row_tolerance(10, 1.0).abs);
   const double eleven_u = 11.0 * wb::kFloatEpsilon;
-  CHECK(std::fabs(spmv_row_tolerance(10, 1.0).abs - eleven_u) < 1e-6 * eleven_u);
+  CHECK(std::fabs(p4::spmv_row_tolerance(10, 1.0).abs - eleven_u) < 1e-6 * eleven_u);
 }
 
 TEST_CASE("spmv_expected gives the seeded x, A x rounded to float and each row's tolerance", "[host][p4]") {
-  wb::sparse::Csr a;  // [[2, 0, -1], [0, 0, 0]]: one row of two entries, one empty row
+  p4::sparse::Csr a;  // [[2, 0, -1], [0, 0, 0]]: one row of two entries, one empty row
   a.rows = 2;
   a.cols = 3;
   a.row_ptr = {0, 2, 2};
   a.col = {0, 2};
   a.val = {2.0f, -1.0f};
-  const SpmvExpected e = spmv_expected(a, 7);
+  const p4::SpmvExpected e = p4::spmv_expected(a, 7);
   CHECK(e.x == wb::random_floats(3, 7));
   REQUIRE(e.y.size() == 2);
   CHECK(e.y[0] == static_cast<float>(2.0 * e.x[0] - 1.0 * e.x[2]));
   CHECK(e.y[1] == 0.0f);
   const double abs_sum = std::fabs(2.0 * e.x[0]) + std::fabs(double(e.x[2]));
-  CHECK(e.tolerance[0].abs == spmv_row_tolerance(2, abs_sum).abs);
-  CHECK(e.tolerance[1].abs == spmv_row_tolerance(0, 0.0).abs);
+  CHECK(e.tolerance[0].abs == p4::spmv_row_tolerance(2, abs_sum).abs);
+  CHECK(e.tolerance[1].abs == p4::spmv_row_tolerance(0, 0.0).abs);
 }
 
 TEST_CASE("the phase 4 lesson options take --matrix, --gen and --rows and leave the rest", "[host][p4]") {
   std::vector<std::string> args = {"--gen", "powerlaw", "--repeat", "5", "--rows=2M", "--seed", "3"};
-  SpmvMatrixOptions options;
+  p4::SpmvMatrixOptions options;
   std::string error;
-  REQUIRE(take_spmv_matrix_options(args, &options, &error));
+  REQUIRE(p4::take_spmv_matrix_options(args, &options, &error));
   CHECK(options.generator == "powerlaw");
   CHECK(options.rows == "2M");
   CHECK(args == std::vector<std::string>{"--repeat", "5", "--seed", "3"});
 
   std::vector<std::string> missing = {"--matrix"};
-  SpmvMatrixOptions o2;
-  CHECK_FALSE(take_spmv_matrix_options(missing, &o2, &error));
+  p4::SpmvMatrixOptions o2;
+  CHECK_FALSE(p4::take_spmv_matrix_options(missing, &o2, &error));
   CHECK(error.find("needs a value") != std::string::npos);
   std::vector<std::string> both = {"--matrix", "a.mtx", "--gen", "poisson"};
-  SpmvMatrixOptions o3;
-  CHECK_FALSE(take_spmv_matrix_options(both, &o3, &error));
+  p4::SpmvMatrixOptions o3;
+  CHECK_FALSE(p4::take_spmv_matrix_options(both, &o3, &error));
   std::vector<std::string> twice = {"--gen", "poisson", "--gen", "block"};
-  SpmvMatrixOptions o4;
-  CHECK_FALSE(take_spmv_matrix_options(twice, &o4, &error));
+  p4::SpmvMatrixOptions o4;
+  CHECK_FALSE(p4::take_spmv_matrix_options(twice, &o4, &error));
 
   // Judged before any GPU is asked for, so a bad argument exits 2 on a machine without one too.
   std::vector<std::string> unknown = {"--gen", "poison"};
-  SpmvMatrixOptions o5;
-  CHECK_FALSE(take_spmv_matrix_options(unknown, &o5, &error));
+  p4::SpmvMatrixOptions o5;
+  CHECK_FALSE(p4::take_spmv_matrix_options(unknown, &o5, &error));
   CHECK(error.find("unknown generator 'poison'") != std::string::npos);
   std::vector<std::string> rows = {"--gen", "poisson", "--rows", "many"};
-  SpmvMatrixOptions o6;
-  CHECK_FALSE(take_spmv_matrix_options(rows, &o6, &error));
+  p4::SpmvMatrixOptions o6;
+  CHECK_FALSE(p4::take_spmv_matrix_options(rows, &o6, &error));
   CHECK(error.find("--rows needs a count") != std::string::npos);
   std::vector<std::string> absent = {"--matrix", "/no/such/file.mtx"};
-  SpmvMatrixOptions o7;
-  CHECK_FALSE(take_spmv_matrix_options(absent, &o7, &error));
+  p4::SpmvMatrixOptions o7;
+  CHECK_FALSE(p4::take_spmv_matrix_options(absent, &o7, &error));
   CHECK(error.find("cannot open '/no/such/file.mtx'") != std::string::npos);
 }
 
 TEST_CASE("the phase 4 generators answer to their names at about the asked size", "[host][p4]") {
-  for (const std::string& name : spmv_generator_names()) {
-    const wb::sparse::Csr a = make_generated_matrix(name, 1000, 1);
-    INFO(name << ": " << describe_matrix(a));
-    CHECK_NOTHROW(wb::sparse::validate(a));
+  for (const std::string& name : p4::spmv_generator_names()) {
+    const p4::sparse::Csr a = p4::make_generated_matrix(name, 1000, 1);
+    INFO(name << ": " << p4::describe_matrix(a));
+    CHECK_NOTHROW(p4::sparse::validate(a));
     CHECK(a.rows >= 900);
     CHECK(a.rows <= 1100);
   }
-  CHECK_THROWS_AS(make_generated_matrix("nope", 1000, 1), wb::UsageError);
-  SpmvMatrixOptions options;
+  CHECK_THROWS_AS(p4::make_generated_matrix("nope", 1000, 1), wb::UsageError);
+  p4::SpmvMatrixOptions options;
   options.rows = "12x";
-  CHECK_THROWS_AS(load_spmv_problem(options, "", "poisson", 1000, 1), wb::UsageError);
+  CHECK_THROWS_AS(p4::load_spmv_problem(options, "", "poisson", 1000, 1), wb::UsageError);
 }
 
 TEST_CASE("a broken Matrix Market file is a usage error that names the file and line", "[host][p4]") {
-  SpmvMatrixOptions options;
+  p4::SpmvMatrixOptions options;
   options.matrix_file = std::string(WB_P4_TEST_DATA_DIR) + "/no_such_file.mtx";
-  CHECK_THROWS_AS(load_spmv_problem(options, "", "poisson", 1000, 1), wb::UsageError);
+  CHECK_THROWS_AS(p4::load_spmv_problem(options, "", "poisson", 1000, 1), wb::UsageError);
   options.matrix_file = std::string(WB_P4_TEST_DATA_DIR) + "/skewed.mtx";
-  const SpmvProblem p = load_spmv_problem(options, "", "poisson", 1000, 1);
+  const p4::SpmvProblem p = p4::load_spmv_problem(options, "", "poisson", 1000, 1);
   CHECK(p.label == "skewed.mtx");
   CHECK(p.csr.rows == 40);
   CHECK(p.csr.cols == 50);
   try {
     options.matrix_file = std::string(WB_P4_TEST_DATA_DIR) + "/../support_test.cpp";  // not Matrix Market
-    load_spmv_problem(options, "", "poisson", 1000, 1);
+    p4::load_spmv_problem(options, "", "poisson", 1000, 1);
     FAIL("a C++ file was read as a matrix");
   } catch (const wb::UsageError& e) {
     CHECK(std::string(e.what()).find(":1:") != std::string::npos);
@@ -164,7 +164,7 @@ TEST_CASE("parallel_for_ranges covers [0, n) exactly once in any number of piece
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t(65537)}) {
     for (unsigned pieces : {1u, 3u, 64u}) {
       std::vector<int> seen(n, 0);
-      parallel_for_ranges(
+      p4::parallel_for_ranges(
           n,
           [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) ++seen[i];
@@ -178,9 +178,9 @@ TEST_CASE("parallel_for_ranges covers [0, n) exactly once in any number of piece
 
 TEST_CASE("the SpMM reference is the SpMV reference of each column of X, X drawn as random_floats", "[host][p4]") {
   // Long and empty rows, columns fewer than rows.
-  const wb::sparse::Csr a = wb::sparse::power_law(3000, 500, 2.0, 400, 71);
+  const p4::sparse::Csr a = p4::sparse::power_law(3000, 500, 2.0, 400, 71);
   for (int k : {64, 128}) {
-    const SpmmExpected e = spmm_expected(a, k, 72);
+    const p4::SpmmExpected e = p4::spmm_expected(a, k, 72);
     INFO("k = " << k);
     REQUIRE(e.x == wb::random_floats(static_cast<std::size_t>(a.cols) * k, 72));
     REQUIRE(e.y.size() == static_cast<std::size_t>(a.rows) * k);
@@ -188,12 +188,12 @@ TEST_CASE("the SpMM reference is the SpMV reference of each column of X, X drawn
       std::vector<float> column(static_cast<std::size_t>(a.cols));
       for (int c = 0; c < a.cols; ++c) column[c] = e.x[static_cast<std::size_t>(c) * k + j];
       std::vector<double> abs_sum;
-      const std::vector<double> y = wb::sparse::spmv_reference(a, column, &abs_sum);
+      const std::vector<double> y = p4::sparse::spmv_reference(a, column, &abs_sum);
       int wrong = 0, loose = 0, float_outside = 0;
       for (int r = 0; r < a.rows; ++r) {
         const std::size_t i = static_cast<std::size_t>(r) * k + j;
         wrong += e.y[i] != static_cast<float>(y[r]);
-        const double bound = spmv_row_tolerance(a.row_ptr[r + 1] - a.row_ptr[r], abs_sum[r]).abs;
+        const double bound = p4::spmv_row_tolerance(a.row_ptr[r + 1] - a.row_ptr[r], abs_sum[r]).abs;
         loose += !(e.tolerance[i] >= bound && e.tolerance[i] <= bound * (1 + 1e-6));
         // A float sum in row order, as a warp that walks the row would form it, is within the bound.
         float sum = 0.0f;

@@ -159,7 +159,7 @@ __global__ void planted_spmm_segments_kernel(CsrView a, const int3* segments, in
 }
 
 template <SpmmBug bug>
-void launch_spmm(DeviceMatrix& m, const float* x, float* y, int k, cudaStream_t stream) {
+void launch_spmm(p4::DeviceMatrix& m, const float* x, float* y, int k, cudaStream_t stream) {
   const CsrView a = m.csr();
   if (a.rows == 0) return;
   const unsigned row_blocks =
@@ -243,7 +243,7 @@ __global__ void planted_spmm_sanitizer_kernel(CsrView a, const float* x, float* 
 }
 
 template <SpmmSanitizerBug bug>
-void launch_spmm_sanitizer(DeviceMatrix& m, const float* x, float* y, int k, cudaStream_t stream) {
+void launch_spmm_sanitizer(p4::DeviceMatrix& m, const float* x, float* y, int k, cudaStream_t stream) {
   const CsrView a = m.csr();
   if (a.rows == 0) return;
   // Half as many warps as rows (at least one block): every warp takes a second row through the same
@@ -284,27 +284,27 @@ void planted_spmv_vector_reads_past_row_masked(const CsrView& a, const float* x,
   launch_vector<VectorBug::ReadsPastRowMasked>(a, x, y, stream);
 }
 
-void planted_spmm_correct(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_correct(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm<SpmmBug::None>(a, x, y, k, stream);
 }
-void planted_spmm_reads_x_column_major(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_reads_x_column_major(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm<SpmmBug::ColumnMajorX>(a, x, y, k, stream);
 }
-void planted_spmm_loses_last_segment(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_loses_last_segment(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm<SpmmBug::LosesLastSegment>(a, x, y, k, stream);
 }
-void planted_spmm_skips_last_float4(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_skips_last_float4(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm<SpmmBug::SkipsLastFloat4>(a, x, y, k, stream);
 }
-void planted_spmm_skips_empty_rows(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_skips_empty_rows(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm<SpmmBug::SkipsEmptyRows>(a, x, y, k, stream);
 }
-void planted_spmm_adds_onto_poison(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_adds_onto_poison(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm<SpmmBug::AddsOntoPoison>(a, x, y, k, stream);
 }
-void planted_spmm_staging_without_syncwarp(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_staging_without_syncwarp(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm_sanitizer<SpmmSanitizerBug::StagingWithoutSyncwarp>(a, x, y, k, stream);
 }
-void planted_spmm_reads_col_past_row(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
+void planted_spmm_reads_col_past_row(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream) {
   launch_spmm_sanitizer<SpmmSanitizerBug::ReadsColPastRow>(a, x, y, k, stream);
 }

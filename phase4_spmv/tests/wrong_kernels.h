@@ -22,15 +22,17 @@ void planted_spmv_vector_reads_past_row_masked(const CsrView& a, const float* x,
 // entries split into segments of 256 whose first a warp stores and a second launch adds the others
 // into; each launcher with one planted bug (and one right one). They take the DeviceMatrix, whose host
 // copy lays out the segments.
+namespace p4 {
 class DeviceMatrix;
-void planted_spmm_correct(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
-void planted_spmm_reads_x_column_major(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
-void planted_spmm_loses_last_segment(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
-void planted_spmm_skips_last_float4(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
-void planted_spmm_skips_empty_rows(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
-void planted_spmm_adds_onto_poison(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+}  // namespace p4
+void planted_spmm_correct(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_reads_x_column_major(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_loses_last_segment(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_skips_last_float4(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_skips_empty_rows(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_adds_onto_poison(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
 // SpMM bugs only compute-sanitizer sees: a warp's (col, val) pairs staged in shared memory and reused for
 // the next 32 entries and the next row without __syncwarp (racecheck); col and val read one past each
 // row's end, col[row_end], the values dropped (exact-input memcheck, at the last row).
-void planted_spmm_staging_without_syncwarp(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
-void planted_spmm_reads_col_past_row(DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_staging_without_syncwarp(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);
+void planted_spmm_reads_col_past_row(p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t stream);

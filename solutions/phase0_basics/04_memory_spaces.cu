@@ -101,7 +101,7 @@ int memory_spaces_lesson(wb::Lesson& lesson) {
   const std::vector<float> weights = wb::random_floats(kStencilWidth, lesson.seed());
   const std::vector<float> x = wb::random_floats(n, lesson.seed() + 1);
   std::vector<float> expected(n);
-  const double largest = stencil_reference(weights, x, expected);
+  const double largest = p0::stencil_reference(weights, x, expected);
   // Any order of summing 2R + 1 products errs by at most (2R + 1) * u * sum |w * x| (Jeannerod and
   // Rump, 2013); the GPU and the CPU may each be that far off, in opposite directions.
   const wb::Tolerance tol{2.0 * kStencilWidth * wb::kFloatEpsilon * largest, 0.0};

@@ -70,7 +70,7 @@ namespace {
 // load of A touches 32 sectors (1 KiB moved through L1/L2 for 128 useful bytes), so the memory
 // pipeline, not the FP32 units (~67 TFLOP/s on an H100), bounds this rung.
 int naive_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_naive", matmul_naive);
+  return p1::run_matmul_lesson(lesson, "matmul_naive", matmul_naive);
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ namespace {
 // 16 shared loads for 64 FMAs (1.03: 2 loads per FMA), which makes shared-memory instruction issue
 // the next wall: 1.06 widens those loads to float4.
 int blocktiling_2d_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_blocktiling_2d", matmul_blocktiling_2d);
+  return p1::run_matmul_lesson(lesson, "matmul_blocktiling_2d", matmul_blocktiling_2d);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 //
 // You learn: how a third level of tiling (the warp tile) keeps each warp's shared-memory reads
 // compact and broadcast-friendly; how double buffering overlaps the next tile's global loads with
-// this tile's FMAs, and how few barriers that needs; how the order in which blocks take tiles decides
+// this tile's FMAs, and which barriers that needs; how the order in which blocks take tiles decides
 // what L2 holds; how one template gives both a fast whole-tile kernel and a guarded one for the tails.
 // Task: write matmul_warptiling_kernel, C = alpha A B + beta C for any M, N, K (beta == 0 never reads
 // C), and the launcher's kSmemBytes and kGroupM; the tile shape is given (see the launcher). The
@@ -12,8 +12,8 @@
 // You decide: how the A and B tiles sit in shared memory (1.06's layout or your own), so that a
 //             lane's fragment reads are float4 and a warp's stores spread over the banks; which part
 //             of the warp tile each lane owns; how a tile's loads, stores and barriers interleave
-//             with the FMAs, and how few barriers that needs; the order in which blocks take tiles,
-//             and the value of its parameter (kGroupM).
+//             with the FMAs; the order in which blocks take tiles, and the value of its parameter
+//             (kGroupM).
 // Source: Simon Boehm, "How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog", kernel 10
 // (warptiling); CUTLASS, "Efficient GEMM in CUDA": the warp, not the block, is the unit that shares fragments.
 // Run:   ./workbook run 1.07 [-- --size 4096]
@@ -63,9 +63,8 @@ __global__ void __launch_bounds__(NTHREADS, MIN_BLOCKS)
                 "every thread loads the same number of float4s of each tile");
   // Shared memory: two buffers of each tile, so that the next tile can be written while this one is
   // read. At each k a lane reads its TM values of A and its TN values of B as float4s: each 4 of them
-  // must be contiguous and 16-byte aligned in your layout. A row-major A delivers its tile row by row:
-  // count which banks one warp's stores into your A buffer hit. The launcher passes your layout's
-  // size, kSmemBytes, as the launch's dynamic shared memory.
+  // must be contiguous and 16-byte aligned in your layout. The launcher passes your layout's size,
+  // kSmemBytes, as the launch's dynamic shared memory.
   constexpr int kAStride = BM + 4;
   extern __shared__ float4 smem4[];  // declared as float4 for 16-byte alignment
   float* smem = reinterpret_cast<float*>(smem4);
@@ -306,7 +305,7 @@ namespace {
 // 32 FLOP per byte, far above the H100's ~20 FLOP per byte of DRAM bandwidth (and L2 serves most of
 // it). So issue slots bound this rung: FMAs, plus the loads, barriers and latency around them.
 int warptiling_lesson(wb::Lesson& lesson) {
-  return run_matmul_lesson(lesson, "matmul_warptiling", matmul_warptiling);
+  return p1::run_matmul_lesson(lesson, "matmul_warptiling", matmul_warptiling);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ namespace {
 struct ModeRun {
   const char* name;
   cublasMath_t math;
-  MatmulPrecision precision;  // what the tolerance assumes about the inputs
+  p1::MatmulPrecision precision;  // what the tolerance assumes about the inputs
 };
 
 // Napkin math: 2 M N K FLOP = 137 GFLOP at 4096^3. An H100 SXM does ~67 TFLOP/s FP32 on its CUDA
@@ -84,7 +84,7 @@ struct ModeRun {
 // once) is far above the ~20 FLOP/byte the HBM can feed, so every mode here is compute-bound.
 int cublas_lesson(wb::Lesson& lesson) {
   // 1. The graded launcher against cublasSgemm in its default math: the same library, so ~100%.
-  const int status = run_matmul_lesson(lesson, "matmul_cublas", matmul_cublas);
+  const int status = p1::run_matmul_lesson(lesson, "matmul_cublas", matmul_cublas);
   if (status != wb::kExitPass) return status;
 
   // 2. The math modes. run_matmul_lesson has already checked --size, so parsing it cannot fail here.
@@ -103,8 +103,8 @@ int cublas_lesson(wb::Lesson& lesson) {
   wb::CublasHandle handle;  // the lesson's own handle, made here, outside every timed region
 
   // The pedantic result is the reference; |A| |B| scales the per-element error bound.
-  gemm_reference_cublas(handle.get(), M, N, K, 1.0f, dA.data(), dB.data(), 0.0f, pedantic.data(), nullptr);
-  gemm_reference_cublas(handle.get(), M, N, K, 1.0f, dAbsA.data(), dAbsB.data(), 0.0f, magnitude.data(), nullptr);
+  p1::gemm_reference_cublas(handle.get(), M, N, K, 1.0f, dA.data(), dB.data(), 0.0f, pedantic.data(), nullptr);
+  p1::gemm_reference_cublas(handle.get(), M, N, K, 1.0f, dAbsA.data(), dAbsB.data(), 0.0f, magnitude.data(), nullptr);
   const std::vector<float> expected = pedantic.download(), scale = magnitude.download();
   const wb::TimingStats pedantic_time = wb::bench(nullptr, lesson.bench_options(false), [&] {
     matmul_cublas(M, N, K, 1.0f, dA.data(), dB.data(), 0.0f, dC.data(), nullptr);
@@ -112,14 +112,14 @@ int cublas_lesson(wb::Lesson& lesson) {
 
   const double flop = 2.0 * M * double(N) * K;
   const wb::DeviceInfo& device = lesson.device();
-  const double tf32_peak = matmul_peak_gflops(device, MatmulPrecision::TF32);
+  const double tf32_peak = p1::matmul_peak_gflops(device, p1::MatmulPrecision::TF32);
   double max_error = 0, max_value = 0;
   for (float v : expected) max_value = std::max(max_value, double(std::fabs(v)));
 
   bool pass = true;
   const ModeRun modes[] = {
-      {"cublasSgemm_default_math", CUBLAS_DEFAULT_MATH, MatmulPrecision::FP32},
-      {"cublasSgemm_tf32_tensor_op", CUBLAS_TF32_TENSOR_OP_MATH, MatmulPrecision::TF32},
+      {"cublasSgemm_default_math", CUBLAS_DEFAULT_MATH, p1::MatmulPrecision::FP32},
+      {"cublasSgemm_tf32_tensor_op", CUBLAS_TF32_TENSOR_OP_MATH, p1::MatmulPrecision::TF32},
   };
   for (const ModeRun& mode : modes) {
     const auto run = [&] {
@@ -133,7 +133,7 @@ int cublas_lesson(wb::Lesson& lesson) {
     for (std::size_t i = 0; i < c_count; ++i) max_error = std::max(max_error, std::fabs(double(got[i]) - expected[i]));
     const wb::CompareReport values = wb::compare_each(
         expected.data(), got.data(), c_count,
-        [&](std::size_t i) { return gemm_check_tolerance(K, scale[i], mode.precision, 2.0); }, std::size_t(N));
+        [&](std::size_t i) { return p1::gemm_check_tolerance(K, scale[i], mode.precision, 2.0); }, std::size_t(N));
     const wb::GuardReport guards = dC.check_guards();
     if (!values.ok()) std::fprintf(stderr, "%s", values.describe(mode.name).c_str());
     if (!guards.ok()) std::fprintf(stderr, "%s", guards.describe(mode.name).c_str());
@@ -142,11 +142,11 @@ int cublas_lesson(wb::Lesson& lesson) {
     wb::ResultLine line;
     line.id = lesson.id();
     line.name = mode.name;
-    line.problem = MatmulShape{M, N, K}.text();
+    line.problem = p1::MatmulShape{M, N, K}.text();
     line.time = time;
     line.unit = wb::RateUnit::GFLOPs;
     line.rate = wb::gflop_per_s(flop, time.median_ms);
-    const bool tf32 = mode.precision == MatmulPrecision::TF32;
+    const bool tf32 = mode.precision == p1::MatmulPrecision::TF32;
     const double peak = tf32 ? tf32_peak : lesson.fp32_peak_gflops();
     line.peak_label = tf32 ? "TF32 peak" : "FP32 peak";
     wb::set_peak(line, peak);                // 0: unknown, and the line says so

@@ -140,7 +140,7 @@ namespace {
 // What this kernel still pays for: every thread copies with cp.async, and the whole block meets at a
 // barrier once per K tile, with the tensor cores idle on either side of it.
 int wgmma_lesson(wb::Lesson& lesson) {
-  return run_bf16_matmul_lesson(lesson, "matmul_wgmma_bf16", matmul_wgmma_bf16);
+  return p1::run_bf16_matmul_lesson(lesson, "matmul_wgmma_bf16", matmul_wgmma_bf16);
 }
 
 }  // namespace

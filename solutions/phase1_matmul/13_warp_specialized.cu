@@ -110,8 +110,8 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         wgmma_commit_group();
         // One thread's wait speaks for its warpgroup: a wgmma is one operation of all 128 threads, and
         // commit_group makes one wgmma-group per warpgroup, so when any thread's wait_group returns, the
-        // whole batch that read this stage (all 64 rows) is done. wait_group is .aligned: every thread
-        // of the warpgroup executes it, never a branch of them.
+        // whole batch that read this stage (all 64 rows) is done. wait_group is .sync.aligned: every
+        // thread of the warpgroup executes it, never a branch of them (PTX ISA 9.1, 9.7.15.7.2-3).
         // The stage may be refilled only once this warpgroup's wgmma have read it: wait, then
         // release (one arrival per warpgroup). With two consumers the tensor cores stay busy with
         // the other warpgroup's batch meanwhile.
@@ -169,8 +169,8 @@ namespace {
 // after the first: the tensor cores see back-to-back batches from two warpgroups, the producer
 // runs up to 3 stages ahead, and the epilogue of one tile overlaps the loads of the next.
 int warp_specialized_lesson(wb::Lesson& lesson) {
-  warn_mbarrier_hangs(lesson);  // mbarrier bugs hang: say what hangs before the first launch
-  return run_bf16_matmul_lesson(lesson, "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16);
+  p1::warn_mbarrier_hangs(lesson);  // mbarrier bugs hang: say what hangs before the first launch
+  return p1::run_bf16_matmul_lesson(lesson, "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16);
 }
 
 }  // namespace

@@ -85,7 +85,7 @@ int relu_lesson(wb::Lesson& lesson) {
   lesson.require_memory(16.0 * static_cast<double>(n), 20.0 * static_cast<double>(n));
   const std::vector<float> in = wb::random_floats(n, lesson.seed());  // [-1, 1): both sides of the select
   std::vector<float> expected(n);
-  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(relu_reference(in[i]));
+  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(p2::relu_reference(in[i]));
 
   wb::DeviceBuffer<float> din(in);
   wb::GuardedDeviceBuffer<float> dout(n);

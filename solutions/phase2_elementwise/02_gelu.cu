@@ -92,7 +92,7 @@ int gelu_lesson(wb::Lesson& lesson) {
   // [-4, 4): the curved part of GELU, where a wrong constant shows; beyond it gelu is ~x or ~0.
   const std::vector<float> in = wb::random_floats(n, lesson.seed(), -4.0f, 4.0f);
   std::vector<float> expected(n);
-  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(gelu_tanh_reference(in[i]));
+  for (std::size_t i = 0; i < n; ++i) expected[i] = static_cast<float>(p2::gelu_tanh_reference(in[i]));
 
   wb::DeviceBuffer<float> din(in);
   wb::GuardedDeviceBuffer<float> dout(n);

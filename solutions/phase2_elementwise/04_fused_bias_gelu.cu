@@ -176,7 +176,7 @@ int fused_bias_gelu_lesson(wb::Lesson& lesson) {
   for (std::size_t r = 0; r < dims[0]; ++r) {
     for (std::size_t c = 0; c < dims[1]; ++c) {
       const float sum = in[r * dims[1] + c] + bias[c];  // the kernels' float sum, rounded once
-      expected[r * dims[1] + c] = static_cast<float>(gelu_tanh_reference(sum));
+      expected[r * dims[1] + c] = static_cast<float>(p2::gelu_tanh_reference(sum));
     }
   }
 

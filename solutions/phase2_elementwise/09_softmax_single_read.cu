@@ -324,7 +324,7 @@ int softmax_single_read_lesson(wb::Lesson& lesson) {
   if (dims[0] % 4 == 0) shapes.emplace_back(static_cast<int>(dims[0] / 4), static_cast<int>(dims[1] * 4));
   bool pass = true;
   for (const auto& [rows, cols] : shapes) {
-    const std::vector<double> reference = softmax_reference(in, rows, cols);
+    const std::vector<double> reference = p2::softmax_reference(in, rows, cols);
     const std::vector<float> expected(reference.begin(), reference.end());
     const std::string problem =
         std::to_string(rows) + "x" + std::to_string(cols) + (cols > kMaxRegisterCols ? "-fallback" : "");

@@ -68,7 +68,7 @@ namespace {
 // ~3 TB/s CUB reaches. This kernel does the same additions but keeps most lanes idle and pays a
 // modulo per thread per step, so it is bound by instructions, not by memory.
 int interleaved_divergent_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_interleaved_divergent", reduce_interleaved_divergent}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_interleaved_divergent", reduce_interleaved_divergent}});
 }
 
 }  // namespace

@@ -109,7 +109,7 @@ namespace {
 // each summing about 1000 floats in registers: the tree and the second pass (1056 numbers) are now
 // noise, and the time is the time to stream 1 GiB.
 int many_per_thread_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_many_per_thread", reduce_many_per_thread}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_many_per_thread", reduce_many_per_thread}});
 }
 
 }  // namespace

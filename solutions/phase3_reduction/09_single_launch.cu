@@ -167,8 +167,8 @@ namespace {
 // the second launch (a few microseconds, about 1% at 1 GiB, far more for small inputs, where launch
 // latency is the whole cost), at the price of a memset node and a fence per block.
 int single_launch_lesson(wb::Lesson& lesson) {
-  return run_reduce_lesson(lesson, {{"reduce_single_pass_last_block", reduce_single_pass_last_block},
-                                    {"reduce_block_atomics", reduce_block_atomics}});
+  return p3::run_reduce_lesson(lesson, {{"reduce_single_pass_last_block", reduce_single_pass_last_block},
+                                        {"reduce_block_atomics", reduce_block_atomics}});
 }
 
 }  // namespace

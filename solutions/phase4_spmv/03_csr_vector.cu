@@ -67,9 +67,9 @@ namespace {
 // pays for 32 lanes' worth of instructions per 5 entries: 4M warps of a few dependent loads each run
 // at the speed of latency (0.75 ms on an H100, 6x 4.02). The long power-law rows are where it pays.
 int csr_vector_lesson(wb::Lesson& lesson) {
-  return run_spmv_lesson(lesson, "spmv_csr_vector", [](DeviceMatrix& a, const float* x, float* y, cudaStream_t s) {
-    spmv_csr_vector(a.csr(), x, y, s);
-  });
+  return p4::run_spmv_lesson(
+      lesson, "spmv_csr_vector",
+      [](p4::DeviceMatrix& a, const float* x, float* y, cudaStream_t s) { spmv_csr_vector(a.csr(), x, y, s); });
 }
 
 }  // namespace

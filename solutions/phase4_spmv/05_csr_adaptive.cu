@@ -218,15 +218,15 @@ namespace {
 // 16 MB, H100's L2 is 50 MB). The plan is 8 bytes per 2048 entries: 82 KB for Poisson, made once.
 int csr_adaptive_lesson(wb::Lesson& lesson) {
   auto plan = std::make_shared<wb::DeviceBuffer<int>>();
-  return run_spmv_lesson(lesson, "spmv_csr_adaptive",
-                         [plan](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
-                           const CsrView a = m.csr();
-                           if (plan->size() == 0) {  // once per matrix, before the timed runs
-                             *plan = wb::DeviceBuffer<int>(spmv_csr_adaptive_plan_entries(a));
-                             spmv_csr_adaptive_plan(a, plan->data(), s);
-                           }
-                           spmv_csr_adaptive(a, plan->data(), x, y, s);
-                         });
+  return p4::run_spmv_lesson(lesson, "spmv_csr_adaptive",
+                             [plan](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
+                               const CsrView a = m.csr();
+                               if (plan->size() == 0) {  // once per matrix, before the timed runs
+                                 *plan = wb::DeviceBuffer<int>(spmv_csr_adaptive_plan_entries(a));
+                                 spmv_csr_adaptive_plan(a, plan->data(), s);
+                               }
+                               spmv_csr_adaptive(a, plan->data(), x, y, s);
+                             });
 }
 
 }  // namespace

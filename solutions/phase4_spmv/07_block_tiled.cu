@@ -111,8 +111,8 @@ struct BlockTiledMatrix::Storage {
   wb::DeviceBuffer<float> values;  // an allocation of its own: 256-byte aligned, as spmv.cuh promises
 };
 
-BlockTiledMatrix::BlockTiledMatrix(const wb::sparse::PatternBlocks& p) : storage_(new Storage) {
-  wb::sparse::validate(p);
+BlockTiledMatrix::BlockTiledMatrix(const p4::sparse::PatternBlocks& p) : storage_(new Storage) {
+  p4::sparse::validate(p);
   const int block_rows = wb::ceil_div(p.rows, 4);
   const int tiles = wb::ceil_div(block_rows, kTileBlockRows);
   // Template descriptors: byte i holds row i's 4-bit column mask and, above it, how many of the
@@ -207,7 +207,7 @@ namespace {
 
 // cuSPARSE's 4x4 BSR SpMV (cusparseSbsrmv) on the same blocks, zeros stored: the library's block answer.
 // It reads x and writes y in whole blocks, so both are padded to a multiple of 4 here.
-wb::TimingStats time_cusparse_bsr(DeviceMatrix& m, const float* x, const wb::BenchOptions& options) {
+wb::TimingStats time_cusparse_bsr(p4::DeviceMatrix& m, const float* x, const wb::BenchOptions& options) {
   const Bsr4View b = m.bsr4();
   const int block_cols = wb::ceil_div(b.cols, 4);
   wb::DeviceBuffer<float> x_padded(4 * static_cast<std::size_t>(block_cols)),
@@ -240,12 +240,12 @@ int block_tiled_lesson(wb::Lesson& lesson) {
   auto bsr_ms = std::make_shared<double>(0.0);
   auto bsr_note = std::make_shared<std::string>();
   const wb::BenchOptions options = lesson.bench_options(true);
-  const int status = run_spmv_lesson(
+  const int status = p4::run_spmv_lesson(
       lesson, "spmv_block_tiled",
-      [tiled, bsr_ms, bsr_note, options](DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
+      [tiled, bsr_ms, bsr_note, options](p4::DeviceMatrix& m, const float* x, float* y, cudaStream_t s) {
         if (!*tiled) {  // once per matrix, before the timed runs: convert, pre-decode, sort, upload
           *tiled = std::make_unique<BlockTiledMatrix>(m.host_pattern_blocks());
-          const wb::sparse::PatternBlocks& p = m.host_pattern_blocks();
+          const p4::sparse::PatternBlocks& p = m.host_pattern_blocks();
           char note[160];
           std::snprintf(note, sizeof note, "%zu blocks, %zu templates, %d of %d tiles read x directly", p.blocks(),
                         p.templates.size(), (*tiled)->tiles_reading_x_directly(), (*tiled)->view().tiles);

@@ -287,9 +287,9 @@ namespace {
 // matrix each row of Y gathers 16 random rows of X (17 GB at 4M rows, k = 64) that the least-traffic
 // count does not see: every kernel, cuSPARSE's too, stays far below the copy there.
 int spmm_lesson(wb::Lesson& lesson) {
-  return run_spmm_lesson(lesson, "spmm_csr", [](DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t s) {
-    spmm_csr(a.csr(), x, y, k, s);
-  });
+  return p4::run_spmm_lesson(
+      lesson, "spmm_csr",
+      [](p4::DeviceMatrix& a, const float* x, float* y, int k, cudaStream_t s) { spmm_csr(a.csr(), x, y, k, s); });
 }
 
 }  // namespace

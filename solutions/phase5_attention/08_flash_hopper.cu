@@ -15,7 +15,7 @@
 // You decide: the parity of every wait (a fresh ring's first pass included); which wgmma groups are
 //             in flight while registers are read, so when a stage may go back to the producer; how
 //             the two consumers share the tensor cores, so that one's softmax hides under the other's
-//             products; which B layout and descriptor describe V as it is stored.
+//             products.
 // Source: Shah et al., "FlashAttention-3: Fast and Accurate Attention with Asynchrony and
 // Low-precision" (2024, arXiv 2407.08608), sections 3.1-3.2; PTX ISA, "wgmma.mma_async" and
 // "cp.async.bulk.tensor".
@@ -48,8 +48,7 @@ constexpr int kThreads = (kConsumers + 1) * 128;  // + the producer warpgroup
 // setmaxnreg: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers, moved between warpgroups at run
 // time. ptxas (CUDA 13.0) still compiles the whole kernel for its launch bound, 65536 / 384 threads:
 // 168 registers a thread (`-Xptxas -v` says so, and a spill stays the same size whatever the counts
-// here). That is the consumer's real budget: S (64 FP32), O (D / 2 FP32) and P (32 BF16 pairs) are
-// 160 at D = 128, too many to be live at once beside addresses and row statistics.
+// here). That is the consumer's real budget for S, O, P, the row statistics and the addresses.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
 // Shared memory: the Q tile, STAGES K tiles, STAGES V tiles, then the barriers. A [ROWS][D] tile is
@@ -104,8 +103,9 @@ __device__ inline void issue_pv(float (&o)[D / 2], std::uint32_t (&p)[BC / 16][4
 // probabilities in s; correction[h] is what O's row h must be multiplied by before P V is added.
 // Interface: s arrives as raw Q K^T (not yet scaled; scale_log2 is the softmax scale times log2 e),
 // and row_max holds the running max in those raw units: the given epilogue computes L from it.
-// Thread layout (hopper.cuh, WgmmaBf16): s[4 j + 2 h + e] is row lane / 4 + 8 h of the warp's 16,
-// key 8 j + 2 (lane % 4) + e of the tile; a row's 128 keys live in the 4 lanes of a quad.
+// Thread layout (reference: hopper.cuh, WgmmaBf16; PTX ISA, "Register Fragments", wgmma .m64nNk16's
+// D): s[4 j + 2 h + e] is row lane / 4 + 8 h of the warp's 16, key 8 j + 2 (lane % 4) + e of the
+// tile; a row's 128 keys live in the 4 lanes of a quad.
 template <int BC, bool CAUSAL>
 __device__ inline void softmax_tile(float (&s)[BC / 2], float (&row_max)[2], float (&row_sum)[2],
                                     float (&correction)[2], bool mask, int key0, int row0, int seq_k, int lane,
