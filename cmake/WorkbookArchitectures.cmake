@@ -1,7 +1,7 @@
 # Chooses CMAKE_CUDA_ARCHITECTURES when neither a preset nor the user set it: the visible GPU's
 # compute capability, else WORKBOOK_NO_GPU_ARCHITECTURES (one architecture, 75: the quickest build
 # that compiles every exercise, and whose PTX the driver compiles for any newer GPU). Rungs that
-# need more (1.09, 1.10, 5.05: sm_80; 1.11-1.13: sm_90a) compile for what they need on their own
+# need more (1.09, 1.10, 5.05: sm_80; 1.11-1.14: sm_90a) compile for what they need on their own
 # (cmake/WorkbookExercise.cmake, REQUIRES_ARCH).
 # A choice made without a GPU is remembered as such: a later configure that sees a GPU replaces it.
 # The CUDAARCHS environment variable (CMake's own default for CMAKE_CUDA_ARCHITECTURES) and

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// BF16 on the host, for the lessons and tests of the BF16 kernels (1.10-1.13, 5.05): inputs are made
+// BF16 on the host, for the lessons and tests of the BF16 kernels (1.10-1.14, 5.05): inputs are made
 // as floats, rounded here to BF16 (as the device's __float2bfloat16_rn rounds) and uploaded as BF16,
 // and the references are computed on the rounded values widened back to float, so rounding the
 // inputs costs the comparison nothing. Pure host code.

@@ -51,7 +51,7 @@ GpuStatus probe_gpu(int device) {
     }
     return status;
   }
-  // An exercise that needs a newer GPU (1.10 sm_80, 1.11-1.13 and 5.08 Hopper) skips here, never fails.
+  // An exercise that needs a newer GPU (1.10 sm_80, 1.11-1.14 and 5.08 Hopper) skips here, never fails.
   const ArchRequirement* need = registered_arch_requirement();
   if (need != nullptr && !arch_requirement_met(need->arch, major * 10 + minor)) {
     status.message = "SKIPPED: " + arch_requirement_unmet(need->id, need->name, need->arch, major * 10 + minor);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The Hopper (sm_90a) toolkit of rungs 1.11-1.13 and of 5.08 (FlashAttention-3's forward pass): one
+// The Hopper (sm_90a) toolkit of rungs 1.11-1.14 and of 5.08 (FlashAttention-3's forward pass): one
 // inline-PTX instruction per function, each with what it needs from its caller. Nothing here decides
 // anything: the rungs decide what to load where, when to wait, and in which order.
 //   wgmma    warpgroup MMA: 128 threads (4 consecutive warps, the first a multiple of 4) issue one
@@ -365,6 +365,115 @@ __device__ inline void bulk_wait_group_read() {
   asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
+// ---- thread-block clusters (1.14) ----------------------------------------------------------------
+// A cluster is a group of blocks launched together on one GPC (cudaLaunchKernelEx with
+// cudaLaunchAttributeClusterDimension) that can address each other's shared memory ("distributed
+// shared memory": CUDA C++ Programming Guide, "Thread Block Clusters"; PTX ISA, "State Spaces:
+// Shared", the .shared::cluster window).
+
+// This block's rank in its cluster, 0 to the cluster size - 1 (PTX ISA, special register %cluster_ctarank).
+__device__ inline std::uint32_t cluster_ctarank() {
+  std::uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+
+// The address in the .shared::cluster window of the variable at `local` in the shared memory of the
+// block of rank `rank` (PTX ISA, "mapa"): the same offset, another block's memory.
+__device__ inline std::uint32_t map_to_rank(const void* local, std::uint32_t rank) {
+  std::uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(shared_address(local)), "r"(rank));
+  return remote;
+}
+
+// One arrival on the mbarrier at `cluster_address` (from map_to_rank: this block's or a peer's), with
+// the instruction's default semantics, release at CTA scope (PTX ISA, "mbarrier.arrive"). That is
+// enough for handing back a stage that wgmma have finished reading (wgmma_wait_group): no write of
+// this thread must become visible to the peer. A .release.cluster arrival would also publish this
+// thread's earlier writes to the cluster, and ptxas puts memory fences in front of every such
+// arrival, which the warpgroup's next wgmma would wait behind at every K step. CUTLASS's
+// ClusterBarrier::arrive(cta_id) is this same instruction.
+__device__ inline void mbarrier_arrive_cluster(std::uint32_t cluster_address) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_address) : "memory");
+}
+
+// mbarrier_wait_bounded with acquire semantics at cluster scope: for a barrier on which threads of
+// other blocks arrive (mbarrier_arrive_cluster). 1.14's arrivals hand back stages and carry no data,
+// so the scope matters little there; it is the one waiting thread (the producer) that pays for it.
+__device__ inline bool mbarrier_wait_cluster_bounded(std::uint64_t* bar, std::uint32_t phase,
+                                                     std::uint64_t limit_ns = 2000000000ull) {
+  std::uint32_t done = 0;
+  std::uint64_t start = 0;
+  for (int attempt = 0;; ++attempt) {
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(phase)
+        : "memory");
+    if (done) return true;
+    std::uint64_t now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (attempt == 0) start = now;
+    if (now - start > limit_ns) return false;
+  }
+}
+
+// The bounded waits as 1.14 uses them: a wait that cannot complete (a phase that never flips, bytes
+// or arrivals that never come) stops the kernel after about 2 s (trap: the launch fails) instead of
+// hanging the GPU. The _cluster form is for barriers on which other blocks arrive.
+__device__ inline void mbarrier_wait_or_stop(std::uint64_t* bar, std::uint32_t phase) {
+  if (!mbarrier_wait_bounded(bar, phase)) __trap();
+}
+__device__ inline void mbarrier_wait_cluster_or_stop(std::uint64_t* bar, std::uint32_t phase) {
+  if (!mbarrier_wait_cluster_bounded(bar, phase)) __trap();
+}
+
+// The cluster barrier, in two halves (PTX ISA, "barrier.cluster"): every thread of every block of
+// the cluster arrives (release: its earlier accesses, the mbarrier initialisations included, become
+// visible to the cluster), then waits (acquire) until all have. Not .aligned: threads of a warp may
+// reach it apart (a producer warp's one working thread, for one).
+__device__ inline void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+}
+__device__ inline void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// tma_load_2d, multicast: the box lands at the same shared-memory offset `dst` in every block of the
+// cluster whose rank has its bit set in `cta_mask` (bit r = rank r), and each of them receives the
+// byte count on its own mbarrier at the offset of `bar` (PTX ISA, "cp.async.bulk.tensor",
+// .multicast::cluster). Issued by one thread of one block.
+__device__ inline void tma_load_2d_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y,
+                                             std::uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(shared_address(dst)),
+      "l"(map), "r"(shared_address(bar)), "r"(x), "r"(y), "h"(cta_mask)
+      : "memory");
+}
+
+// Stores the box of `map` at (x = inner, y = outer) from shared memory at `src` (in the map's layout,
+// swizzle included); elements outside the tensor are not written. The same rules as tma_store_3d.
+__device__ inline void tma_store_2d(const CUtensorMap* map, const void* src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(map),
+               "r"(shared_address(src)), "r"(x), "r"(y)
+               : "memory");
+}
+// Waits until at most `Pending` of the bulk groups committed by this thread still read their shared
+// memory (the older ones' sources may be rewritten).
+template <int Pending>
+__device__ inline void bulk_wait_group_read_pending() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+}
+// Waits until every bulk group committed by this thread is complete, its global writes included.
+__device__ inline void bulk_wait_group_all() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
 // Host: a tensor map for a row-major [rows][K] BF16 matrix read in boxes of box_rows x 64 elements
 // (128 bytes, the swizzle span) with the 128-byte swizzle. The driver's encoder is fetched through
 // the runtime (cudaGetDriverEntryPointByVersion), so the course links no libcuda. TMA needs the row
@@ -421,6 +530,33 @@ inline CUtensorMap make_tensor_map_bf16_3d(const __nv_bfloat16* base, int batche
     throw std::invalid_argument("cuTensorMapEncodeTiled failed (error " + std::to_string(int(rc)) + ") for " +
                                 std::to_string(batches) + " BF16 matrices of " + std::to_string(rows) + " x " +
                                 std::to_string(K));
+  return map;
+}
+
+// Host: a tensor map for a row-major [rows][cols] FP32 matrix (C) written in boxes of box_rows x
+// box_cols elements with the 128-byte swizzle (box_cols * 4 <= 128 bytes). TMA needs the row pitch
+// (cols * 4 bytes) to be a multiple of 16 and the base 16-byte aligned: cols % 4 == 0.
+inline CUtensorMap make_tensor_map_f32(const float* base, int rows, int cols, int box_rows, int box_cols) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &status) !=
+            cudaSuccess ||
+        status != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw std::runtime_error("cuTensorMapEncodeTiled is not available from this driver");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(cols) * sizeof(float)};
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult rc = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims, strides, box,
+                             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                             CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (rc != CUDA_SUCCESS)
+    throw std::invalid_argument("cuTensorMapEncodeTiled failed (error " + std::to_string(int(rc)) + ") for a " +
+                                std::to_string(rows) + " x " + std::to_string(cols) + " FP32 matrix");
   return map;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Phase 1 tensor-core rungs 1.10-1.13: C = alpha * A * B^T + beta * C with
+// Phase 1 tensor-core rungs 1.10-1.14: C = alpha * A * B^T + beta * C with
 //   A  M x K, BF16, row-major (each row of A is one input vector),
 //   B  N x K, BF16, row-major (each row of B is one output's weights: the layout of a Linear layer's
 //      weight matrix, so both operands are K-major, the layout tensor cores read natively),
@@ -34,6 +34,10 @@ void matmul_tma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, c
 // over grouped tiles, setmaxnreg (sm_90a).
 void matmul_warp_specialized_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
                                   float beta, float* C, cudaStream_t stream);
+// 1.14 thread-block clusters: 1.13 launched as clusters of two blocks that share each B tile through
+// TMA multicast, with the epilogue through shared memory and TMA stores (sm_90a).
+void matmul_cluster_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
+                         float* C, cudaStream_t stream);
 
 // Whether the 16-byte fast paths can take these inputs (K > 0, K % 8 == 0, A and B 16-byte aligned):
 // K = 0 takes the fallback too (C = beta * C; a TMA descriptor cannot describe an empty dimension).

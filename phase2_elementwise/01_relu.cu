@@ -13,7 +13,7 @@
 // Check: ./workbook check 2.01
 // Aim:   >= 98% of memcpy on an H100, level with PyTorch's relu; one load in flight per thread
 //        measured 80%.
-// Previous: 1.13 warp_specialized (0.02 vector_add has the bounds check). Next: 2.02 gelu.
+// Previous: 1.14 cluster_multicast (0.02 vector_add has the bounds check). Next: 2.02 gelu.
 
 #include <vector>
 

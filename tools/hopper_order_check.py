@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Part of the grade of 1.11-1.13 and 5.08: orderings that no test run can see.
+"""Part of the grade of 1.11-1.14 and 5.08: orderings that no test run can see.
 
 Two bugs of asynchronous tensor-core code that a test run may not show, and that compute-sanitizer
 cannot see (it does not model the async proxy of wgmma and TMA):
@@ -9,6 +9,13 @@ cannot see (it does not model the async proxy of wgmma and TMA):
     (before wgmma_wait_group). The next TMA load may overwrite operands still being read: a race,
     which graded runs on an H100 caught every time in the self-test's measurement, but a race all
     the same (another size, GPU or clock may hide it).
+  - 1.14 (clusters): the same release order, the release sent to every block of the cluster
+    (mbarrier_arrive_cluster on map_to_rank addresses, not a plain arrive on this block's barrier),
+    the cluster barrier (cluster_arrive, cluster_wait) after the mbarrier initialisation and its
+    fence and before either role starts (a peer may otherwise multicast into or arrive on barriers
+    not yet initialised), and the cluster barrier again after the last remote arrive and multicast
+    (a block that exits first leaves its peer's arrivals aimed at shared memory no longer its own).
+    Races of one moment, which a run rarely shows.
   - 5.08: the same early release (an arrive on an `empty` barrier before the wgmma_wait_group that
     retires the wgmma reading that stage), and the epilogue's O tile written to shared memory by the
     threads (generic proxy) and stored by TMA (async proxy) without fence_proxy_async_shared() in
@@ -120,6 +127,69 @@ def check_flash_hopper(text):
     return check_store_order(body)
 
 
+def named_kernel_body(code, name):
+    """The body of the __global__ function `name` (braces matched), or "" when there is none."""
+    match = re.search(r"__global__[^;{]*?\b" + name + r"\s*\(", code, flags=re.S)
+    if not match:
+        return ""
+    start = code.find("{", match.end())
+    depth = 0
+    for i in range(start, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return code[start:i + 1]
+    return code[start:]
+
+
+def check_cluster(code):
+    """1.14: the release order and destinations, and the two cluster barriers."""
+    body = named_kernel_body(code, "cluster_kernel")
+    if not body:
+        return ""
+    loop = kernel_loop(body)
+    commit = loop.find("wgmma_commit_group()")
+    if commit >= 0:
+        after = loop[commit:]
+        wait = re.search(r"wgmma_wait_group\s*<", after)
+        release = re.search(r"mbarrier_arrive(_cluster)?\(", after)
+        if (release and (not wait or release.start() < wait.start())) or re.search(
+                r"mbarrier_arrive(_cluster)?\(", loop[:commit]):
+            return ("1.14: the kernel releases a stage (arrives on empty) before wgmma_wait_group says the "
+                    "wgmma that read it have finished. Until the wait the tensor cores may still read that "
+                    "stage, and the next multicast overwrites it in both blocks. A run may or may not show "
+                    "this race, so this check reads the order.")
+    if re.search(r"mbarrier_arrive\(\s*&\s*empty", body):
+        return ("1.14: a stage is released with a plain mbarrier_arrive on this block's empty barrier. Both "
+                "producers of the cluster refill it (each multicasts its half of B into both blocks), so "
+                "each consumer must release it to every block: mbarrier_arrive_cluster on the address "
+                "map_to_rank gives for each rank's empty barrier.")
+    if "mbarrier_init(" not in body or "cluster_wait()" not in body:
+        if "mbarrier_arrive_cluster(" in body or "tma_load_2d_multicast(" in body:
+            return ("1.14: the kernel has no cluster barrier (cluster_arrive, then cluster_wait): its blocks "
+                    "arrive on and multicast into each other's shared memory, so they must meet after the "
+                    "barriers are initialised and again before any block exits.")
+        return ""  # nothing remote yet: the graded test fails the stub
+    last_init = body.rfind("mbarrier_init(")
+    fence = body.find("fence_barrier_init()", last_init)
+    first_wait = body.find("cluster_wait()", last_init)
+    first_use = min([i for i in (body.find(k, last_init) for k in (
+        "setmaxnreg_", "tma_load_2d", "mbarrier_arrive_cluster(", "mbarrier_wait")) if i >= 0] or [len(body)])
+    arrive = body.rfind("cluster_arrive()", 0, first_wait) if first_wait >= 0 else -1
+    if fence < 0 or first_wait < 0 or first_wait > first_use or arrive < fence:
+        return ("1.14: the cluster barrier (fence_barrier_init, then cluster_arrive and cluster_wait) must "
+                "come after the mbarrier initialisation and before either role starts: until the peer's "
+                "barriers are initialised and the initialisation visible to the cluster, its producer may "
+                "multicast into them or its consumers arrive on them. A run rarely shows this race.")
+    last_remote = max(body.rfind("mbarrier_arrive_cluster("), body.rfind("tma_load_2d_multicast("))
+    last_wait = body.rfind("cluster_wait()")
+    if last_wait < last_remote or body.rfind("cluster_arrive()", 0, last_wait) < last_remote:
+        return ("1.14: no cluster barrier (cluster_arrive, then cluster_wait) after the last remote arrive "
+                "and multicast, at the end of the kernel: a block that exits while its peer may still arrive "
+                "on or multicast into its shared memory leaves those operations aimed at memory that is no "
+                "longer its own. A run rarely shows this race.")
+    return ""
+
+
 def check(exercise, text):
     """Returns "" when the order is right, else one sentence that names the bug."""
     if exercise == "5.08":
@@ -134,6 +204,8 @@ def check(exercise, text):
                     "wgmma reads through the async proxy; without the fence (in every writing thread, "
                     "before the barrier) wgmma may read stale data. Runs rarely show it: this check does.")
         return ""
+    if exercise == "1.14":
+        return check_cluster(code)
     if exercise in ("1.12", "1.13"):
         release = r"issue\(" if exercise == "1.12" else r"mbarrier_arrive\(\s*&\s*empty"
         loop = kernel_loop(code)
@@ -210,6 +282,25 @@ def flash_hopper_shapes(solution):
     return right, wrong
 
 
+def cluster_plants(solution):
+    """1.14's planted bugs: the release order and destinations, and the two cluster barriers."""
+    release_both = re.compile(r"if \(t == 0\)\s*for \(int r = 0; r < kCluster; \+\+r\) "
+                              r"mbarrier_arrive_cluster\(map_to_rank\(&empty\[stage\], r\)\);")
+    cluster_barrier = "cluster_arrive();\n  cluster_wait();"
+    last = solution.rfind(cluster_barrier)
+    return {
+        "remote release before the wait": solution.replace(
+            "wgmma_commit_group();", "wgmma_commit_group();\n        if (t == 0) "
+            "mbarrier_arrive_cluster(map_to_rank(&empty[stage], 1));", 1),
+        "release in this block only": release_both.sub("if (t == 0) mbarrier_arrive(&empty[stage]);", solution, count=1),
+        "no cluster barrier after the initialisation": solution.replace(cluster_barrier, "__syncthreads();", 1),
+        "the cluster barrier after the roles start": solution.replace(cluster_barrier, "", 1).replace(
+            "setmaxnreg_inc<kConsumerRegisters>();",
+            "setmaxnreg_inc<kConsumerRegisters>();\n    " + cluster_barrier, 1),
+        "no cluster barrier before exit": solution[:last] + solution[last + len(cluster_barrier):],
+    }
+
+
 def self_test(root):
     """Each solution (and 5.08's stub) passes; each with its bug planted fails."""
     if (root / "11_wgmma.cu").is_file():  # the phase 1 solutions folder, as older build trees pass
@@ -220,6 +311,7 @@ def self_test(root):
         "1.11": p1 / "11_wgmma.cu",
         "1.12": p1 / "12_tma.cu",
         "1.13": p1 / "13_warp_specialized.cu",
+        "1.14": p1 / "14_cluster_multicast.cu",
         "5.08": root / "solutions" / "phase5_attention" / "08_flash_hopper.cu",
     }
     passing = dict(files)
@@ -236,6 +328,7 @@ def self_test(root):
                                     "wgmma_commit_group();\n        if (t == 0) mbarrier_arrive(&empty[stage]);", 1),
     }
     planted = {exercise: {"planted": plant(files[exercise].read_text())} for exercise, plant in plants.items()}
+    planted["1.14"] = cluster_plants(files["1.14"].read_text())
     solution = files["5.08"].read_text()
     right, wrong = flash_hopper_shapes(solution)
     planted["5.08"] = wrong
@@ -262,7 +355,7 @@ def self_test(root):
 def main(argv):
     if len(argv) == 3 and argv[1] == "--self-test":
         return self_test(pathlib.Path(argv[2]))
-    if len(argv) != 3 or argv[1] not in ("1.11", "1.12", "1.13", "5.08"):
+    if len(argv) != 3 or argv[1] not in ("1.11", "1.12", "1.13", "1.14", "5.08"):
         print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
         return 2
     path = pathlib.Path(argv[2])

@@ -152,7 +152,7 @@ class Case:
 MATMUL_FP32 = ("matmul_naive", "matmul_coalesced", "matmul_smem_tiled", "matmul_blocktiling_1d",
                "matmul_blocktiling_2d", "matmul_vectorized", "matmul_warptiling", "matmul_cublas", "cublasSgemm")
 MATMUL_BF16 = ("matmul_mma_sync_bf16", "matmul_wgmma_bf16", "matmul_tma_bf16", "matmul_warp_specialized_bf16",
-               "cublasGemmEx", "cublasLtMatmul")
+               "matmul_cluster_bf16", "cublasGemmEx", "cublasLtMatmul")
 REDUCE = ("reduce_interleaved_divergent", "reduce_interleaved_strided", "reduce_sequential",
           "reduce_first_add_during_load", "reduce_unroll_last_warp", "reduce_complete_unroll",
           "reduce_many_per_thread", "reduce_shuffle", "reduce_single_pass_last_block", "reduce_block_atomics",
@@ -187,7 +187,7 @@ def phase1_cases():
                           launchers=("matmul_tensor_core_tf32",), dtype="tf32", cold=False,
                           note="torch.mm(out=), allow_tf32 = True"))
         cases.append(Case(1, "matmul", shape, "matmul", {"n": n, "dtype": "bf16"}, flop=flop, dtype="bf16",
-                          ids=("1.10", "1.11", "1.12", "1.13"), launchers=MATMUL_BF16, cold=False,
+                          ids=("1.10", "1.11", "1.12", "1.13", "1.14"), launchers=MATMUL_BF16, cold=False,
                           note="torch.mm(a, b.t(), out=): A B^T as the BF16 lessons, BF16 in and out (they write "
                                "FP32 C), FP32 accumulate"))
     return cases

@@ -107,7 +107,7 @@ class Cases(unittest.TestCase):
         self.assertTrue(all(not c.cold and c.flop == 2.0 * 4096 ** 3 for c in ms))
         self.assertIn("matmul_warptiling", ms[0].launchers)
         self.assertEqual(ms[1].launchers, ("matmul_tensor_core_tf32",))
-        self.assertEqual(ms[2].ids, ("1.10", "1.11", "1.12", "1.13"))
+        self.assertEqual(ms[2].ids, ("1.10", "1.11", "1.12", "1.13", "1.14"))
         self.assertIn("matmul_warp_specialized_bf16", ms[2].launchers)
 
     def test_memory_bound_cases_time_cold_and_count_bytes(self):

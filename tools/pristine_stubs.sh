@@ -11,7 +11,7 @@
 # CTest runs it once per exercise (--only <id>): N.NN.name.pristine [pristine gpu pN], so
 # `ctest --preset gpu-pristine` checks every stub in parallel and `-R '^5\.'` one phase. Without --only it
 # checks every registered exercise in one go.
-# An exercise whose registry row requires a newer GPU than this one (1.10-1.13), or that needs more GPUs
+# An exercise whose registry row requires a newer GPU than this one (1.10-1.14), or that needs more GPUs
 # than are visible (6.01), is listed as skipped.
 # Each run gets WB_PRISTINE_TIMEOUT seconds (300).
 # Exit: 0 all stubs fail properly, 1 a defect, 77 no GPU (or the stub is edited: nothing to prove).

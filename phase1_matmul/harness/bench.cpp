@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // p1_ladder: every rung of the reference SGEMM ladder at several sizes against cuBLAS, measured in
-// one run, then the BF16 tensor-core rungs (1.10-1.13) against "cuBLAS BF16 best" (the faster of
+// one run, then the BF16 tensor-core rungs (1.10-1.14) against "cuBLAS BF16 best" (the faster of
 // cublasGemmEx and cublasLtMatmul), each where this GPU can run it. Writes a CSV (for a plot of the
 // ladder against the cuBLAS line; precision fp32, tf32 or bf16) and prints a table.
 //   p1_ladder [--sizes 1024,2048,4096,8192] [--repeat N] [--out p1_ladder.csv]
@@ -67,6 +67,7 @@ const std::vector<Bf16Rung>& bf16_rungs() {
       {"1.11", "wgmma", "matmul_wgmma_bf16", matmul_wgmma_bf16, "90a"},
       {"1.12", "tma", "matmul_tma_bf16", matmul_tma_bf16, "90a"},
       {"1.13", "warp_specialized", "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16, "90a"},
+      {"1.14", "cluster_multicast", "matmul_cluster_bf16", matmul_cluster_bf16, "90a"},
   };
   return all;
 }
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
     wb::BenchTable table(device.name);
     std::printf("%s\n%-5s %-24s %6s %10s %12s %10s %12s  %s\n", wb::describe(device).c_str(), "id", "launcher", "size",
                 "ms", "GFLOP/s", "% peak", "% of cuBLAS", "check");
-    // The rungs this GPU cannot run (1.09 and 1.10 need sm_80, 1.11-1.13 Hopper) are skipped, said once.
+    // The rungs this GPU cannot run (1.09 and 1.10 need sm_80, 1.11-1.14 Hopper) are skipped, said once.
     const int cc = device.cc_major * 10 + device.cc_minor;
     for (const Rung& rung : rungs())
       if (!wb::arch_requirement_met(rung.arch, cc))

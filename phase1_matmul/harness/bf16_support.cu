@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What the BF16 rungs 1.10-1.13 share and the learner does not write (matmul_bf16.cuh): the test of
+// What the BF16 rungs 1.10-1.14 share and the learner does not write (matmul_bf16.cuh): the test of
 // whether an input can take a 16-byte fast path, and the fallback for every input that cannot.
 #include <cstdint>
 

@@ -61,7 +61,7 @@ MatmulShape parse_matmul_shape(const std::string& text);
 // (common/device.h, wb::tf32_peak_gflops); 0 when unknown.
 double matmul_peak_gflops(const wb::DeviceInfo& device, MatmulPrecision precision);
 
-// ---- the BF16 rungs 1.10-1.13 (bf16_lesson.cpp) ----------------------------------------------------
+// ---- the BF16 rungs 1.10-1.14 (bf16_lesson.cpp) ----------------------------------------------------
 
 // The library yardstick of a BF16 rung: cuBLAS's two ways to the same GEMM (BF16 A and B, FP32 C and
 // accumulation), timed on the same data in the same run; the faster one is the line to beat.

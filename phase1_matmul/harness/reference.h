@@ -16,7 +16,7 @@
 namespace p1 {
 
 // How the kernel under test rounds its inputs: FP32 keeps them, TF32 rounds each to 10 mantissa bits.
-// BF16 (1.10-1.13): the inputs are BF16 already (the reference is computed from the very same
+// BF16 (1.10-1.14): the inputs are BF16 already (the reference is computed from the very same
 // values), FP32 accumulation on tensor cores.
 enum class MatmulPrecision { FP32, TF32, BF16 };
 

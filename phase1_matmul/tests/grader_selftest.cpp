@@ -96,7 +96,7 @@ TEST_CASE("planted over-read: tile loads past the end of A and B, zeroed, pass t
   check_passes_plain_grader(planted_tiled_reads_past_end_masked);
 }
 
-// ---- BF16 (1.10-1.13) ---------------------------------------------------------------------------------
+// ---- BF16 (1.10-1.14) ---------------------------------------------------------------------------------
 namespace {
 void check_bf16_plants(const std::vector<Bf16Plant>& plants) {
   for (const Bf16Plant& p : plants) {
@@ -158,7 +158,8 @@ TEST_CASE("the BF16 grader names the Hopper rungs' planted bugs", "[gpu][grader]
   int major = 0, minor = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
   CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
-  const std::vector<Bf16Plant> plants = hopper_bf16_plants();
+  std::vector<Bf16Plant> plants = hopper_bf16_plants();
+  for (const Bf16Plant& p : cluster_bf16_plants()) plants.push_back(p);
   if (major * 10 + minor != 90) {
     WARN("sm_" << major << minor << " is not Hopper: the " << plants.size() << " sm_90a planted bugs are not run");
     return;
@@ -185,4 +186,46 @@ TEST_CASE("how often a run catches a stage refilled before its wgmma finished", 
     WARN("early refill at " << shape.M << "x" << shape.N << "x" << shape.K << ": caught by " << caught << " of "
                             << kRuns << " graded runs");
   }
+}
+
+// 1.14's plants whose bounded wait stops the kernel: the trap loses the GPU context, so each runs in a
+// process of its own, hidden from the suite and run by name (CTest gpu.p1.grader-cluster-mask and
+// gpu.p1.grader-cluster-release). Each must fail "while running", within seconds, instead of hanging.
+namespace {
+void check_stopping_plant(std::size_t index) {
+  int major = 0, minor = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  if (major * 10 + minor != 90) {
+    WARN("sm_" << major << minor << " is not Hopper: the cluster plant is not run");
+    return;
+  }
+  check_bf16_plants({cluster_stopping_plants().at(index)});
+}
+}  // namespace
+
+TEST_CASE("planted stop: a multicast mask that leaves out the peer fails while running",
+          "[.][gpu][p1][hopper][planted-cluster-mask]") {
+  check_stopping_plant(0);
+}
+
+TEST_CASE("planted stop: a stage released in this block only fails while running",
+          "[.][gpu][p1][hopper][planted-cluster-release]") {
+  check_stopping_plant(1);
+}
+
+// Not in the suite ([.race], run by hand on a Hopper GPU): how often one graded run catches blocks
+// that exit without the cluster barrier. The grade relies on tools/hopper_order_check.py for this bug.
+TEST_CASE("how often a run catches a cluster without the barrier before exit", "[.race][gpu][p1][hopper]") {
+  int major = 0, minor = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  if (major * 10 + minor != 90) return;
+  const Bf16MatmulCase shape{2048, 2048, 2048, 1.0f, 0.0f};
+  constexpr int kRuns = 10;
+  int caught = 0;
+  for (int r = 0; r < kRuns; ++r)
+    caught +=
+        grade_matmul_bf16("planted", planted_cluster_no_exit_sync, shape, false, wb::test::seed() + r).empty() ? 0 : 1;
+  WARN("no cluster barrier before exit at 2048^3: caught by " << caught << " of " << kRuns << " graded runs");
 }

@@ -368,6 +368,18 @@ void watch_for_hangs(const char* rung) {
   hang_watch = true;
 }
 
+void watch_for_stopped_waits(const char* rung) {
+  if (!hang_watch) {
+    std::printf(
+        "%s: its mbarrier waits give up after about 2 s and stop the kernel (a trap): the case then fails "
+        "\"while running\", and the cases after it fail too (the GPU context is lost). %s %s The first case "
+        "that failed while running is the one to read.\n",
+        rung, p1::kMbarrierHangCauses, p1::kClusterHangCauses);
+    std::fflush(stdout);
+  }
+  hang_watch = true;
+}
+
 void check_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& c) {
   const std::uint64_t seed = wb::test::seed();
   if (hang_watch) {

@@ -33,7 +33,7 @@ std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCa
 void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c,
                   p1::MatmulPrecision precision = p1::MatmulPrecision::FP32);
 
-// ---- the BF16 rungs 1.10-1.13 ----------------------------------------------------------------------
+// ---- the BF16 rungs 1.10-1.14 ----------------------------------------------------------------------
 
 struct Bf16MatmulCase {
   int M, N, K;
@@ -62,3 +62,7 @@ void check_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16Ma
 // hangs, and from then on check_matmul_bf16 prints one line per case before running it: CTest kills a
 // hung test at its TIMEOUT and shows its output, so the learner sees the advice and the shape that hung.
 void watch_for_hangs(const char* rung);
+// The same for a rung whose waits are bounded (1.14): a wait that cannot complete stops the kernel
+// after about 2 s instead of hanging. Prints once what stops a wait (clusters add two causes), then
+// one line per case, so the first case that failed while running is the one to read.
+void watch_for_stopped_waits(const char* rung);

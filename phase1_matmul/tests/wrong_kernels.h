@@ -65,3 +65,13 @@ std::vector<Bf16Plant> hopper_bf16_plants();
 // that read it were committed, before waiting for them (a race: how often does a graded run see it?).
 void planted_hopper_early_refill(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
                                  float beta, float* C, cudaStream_t stream);
+
+// 1.14's planted bugs (tests/wrong_kernels_cluster.cu, sm_90a): a compact cluster kernel, correct or with
+// one bug. cluster_bf16_plants: the ones a graded run names (with two correct rows). cluster_stopping_plants:
+// the ones whose bounded wait stops the kernel ("failed while running"), which loses the GPU context:
+// each runs in a process of its own (hidden cases, CTest gpu.p1.grader-cluster-*).
+std::vector<Bf16Plant> cluster_bf16_plants();
+std::vector<Bf16Plant> cluster_stopping_plants();
+// No cluster barrier before exit: a race (the source check fails it); the [.race] case measures it.
+void planted_cluster_no_exit_sync(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B,
+                                  float beta, float* C, cudaStream_t stream);

@@ -20,7 +20,7 @@
 // Run:   ./workbook run 1.13 [-- --size 4096]
 // Check: ./workbook check 1.13    (a wrong phase or byte count hangs: the check stops it)
 // Aim:   >= 90% of the best cuBLAS BF16 GEMM at 4096 and 8192 on an H100 (aim: 100% at 8192).
-// Previous: 1.12 tma. Next: phase 2 (elementwise kernels).
+// Previous: 1.12 tma. Next: 1.14 cluster_multicast.
 
 #include <cuda_bf16.h>
 

@@ -137,7 +137,7 @@ const std::optional<GpuQuery>& visible_gpu() {
 
 namespace {
 
-// Whether some rung needs a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 and 5.08 Hopper).
+// Whether some rung needs a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.14 and 5.08 Hopper).
 bool any_arch_requirement(const Manifest& manifest) {
   return std::any_of(manifest.exercises.begin(), manifest.exercises.end(),
                      [](const Exercise& e) { return !e.arch_requirement.empty(); });
@@ -209,7 +209,7 @@ int command_status(Context& ctx) {
 }
 
 int command_list(Context& ctx) {
-  // Rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 and 5.08 Hopper) say whether this one runs them.
+  // Rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.14 and 5.08 Hopper) say whether this one runs them.
   const std::optional<GpuQuery> gpu = gpu_for_requirements(ctx.manifest);
   const int cc = gpu ? gpu->cc : 0;
   const int width = static_cast<int>(name_width(ctx.manifest));

@@ -212,7 +212,7 @@ void check_driver(DoctorRun& run) {
                 "       ./workbook hint N.NN and ./workbook solution N.NN --force work; ctest --preset default runs "
                 "the host tests.\n"
                 "       For grading: any NVIDIA GPU of compute capability 7.5 or newer (1.09, 1.10 and 5.05 need "
-                "8.0;\n       1.11-1.13 and 5.08 need 9.0, a Hopper GPU). Clone the project there and run ./workbook.");
+                "8.0;\n       1.11-1.14 and 5.08 need 9.0, a Hopper GPU). Clone the project there and run ./workbook.");
   } else if (!smi_ok) {
     doctor.fail(
         smi.empty() ? "nvidia-smi not found: no NVIDIA driver installed" : "nvidia-smi fails: the driver sees no GPU",
@@ -319,7 +319,7 @@ void judge_probe(DoctorRun& run, ProbeResult& probe) {
   }
 }
 
-// The rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.13 and 5.08 Hopper): which of them this one
+// The rungs that need a newer GPU (1.09, 1.10 and 5.05 sm_80, 1.11-1.14 and 5.08 Hopper): which of them this one
 // runs.
 void report_rungs_this_gpu_runs(DoctorRun& run, int cc) {
   const ManifestResult loaded = load_manifest(run.build_dir);

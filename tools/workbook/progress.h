@@ -47,7 +47,7 @@ Progress load_progress(const std::string& build_dir);
 bool save_progress(const std::string& build_dir, const Progress& progress);
 
 // The first exercise, in course order, that is not done and that a GPU of compute capability gpu_cc
-// (major * 10 + minor) can run: 1.11-1.13 are passed over on an sm_89. gpu_cc 0: the GPU is unknown,
+// (major * 10 + minor) can run: 1.11-1.14 are passed over on an sm_89. gpu_cc 0: the GPU is unknown,
 // nothing is passed over. nullptr when all are done.
 const Exercise* next_exercise(const Manifest& manifest, const Progress& progress, int gpu_cc = 0);
 
