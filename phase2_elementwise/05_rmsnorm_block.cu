@@ -48,18 +48,12 @@ template <bool kFloat4>
 __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
-  // TODO(2.05): row_start, the index of this block's row's first element, right for every shape the
-  //             header allows (1 line).
-  // Pass 1: the squares of this thread's share of the row.
-  // TODO(2.05): this thread's sum of squares in a float `sum`: float4 loads on the kFloat4 path, plain
-  //             floats on the other; nothing read past the row (about 16 lines).
-  // TODO(2.05): the row's sum of squares, known to every thread; race-free and hang-free for every
-  //             blockDim.x your launcher picks (about 7 lines).
-  // TODO(2.05): inv_rms, the header's rsqrt(mean + eps) for this row, in float (1 line).
-  // Pass 2: the output row. What it reads, and where that read is served from, is the napkin math's
-  // question (below).
-  // TODO(2.05): this thread's share of the output row, normalized and weighted; no store past the row
-  //             (about 20 lines).
+  // TODO(2.05): this block's row of out: in's row scaled by the header's rsqrt(mean of squares + eps)
+  //             and by weight, column by column. Right for every shape the header allows; float4
+  //             loads and stores on the kFloat4 path, plain floats on the other; nothing read or
+  //             written past the row; race-free and hang-free for every blockDim.x your launcher picks.
+  //             What the second look at the row reads, and where that read is served from, is the
+  //             napkin math's question (below) (about 45 lines).
 }
 
 // ---- launchers --------------------------------------------------------------------------------------

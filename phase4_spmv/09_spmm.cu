@@ -3,8 +3,8 @@
 //
 // You learn: to design a sparse kernel from what phase 4 taught when every entry brings a row of work:
 // a_rc is read once and multiplies row c of X (k contiguous floats), so the index arrays cost little
-// and the rows of X and Y are the traffic. 4.03's warp per row, 4.05 and
-// 4.06's balance for power-law rows and 4.07's blocking are the pieces; reuse of each entry is the new one.
+// and the rows of X and Y are the traffic. Reuse of each entry is the new idea; the rest is what this
+// phase taught, combined as you see fit.
 // Task: spmm_csr computes Y = A X for A in CSR (rows x cols, any row lengths, empty rows included), X
 // row-major cols x k and Y row-major rows x k, k = 64 or 128. Y arrives full of garbage and every
 // element must be written (an empty row of A gives a row of zeros). A row of 60000 entries among rows of
@@ -12,8 +12,8 @@
 // You decide: who owns a row (a warp, part of one, several rows per warp) and which columns of Y a lane
 //             owns; how rows far longer than the rest are split, and how their pieces reach Y; where a
 //             row's (col, value) pairs live while the lanes use them.
-// Source: Yang, Buluç & Owens, "Design Principles for Sparse Matrix Multiplication on the GPU" (Euro-Par
-// 2018), on row splitting and merge-based load balance; the cuSPARSE documentation, cusparseSpMM.
+// Source: the cuSPARSE documentation, cusparseSpMM; the papers behind the reference's design are named
+// in the first hint (their titles answer the splitting question).
 // Run:   ./workbook run 4.09 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.09
@@ -40,10 +40,10 @@ namespace {
 __global__ void spmm_csr_kernel(CsrView a, const float* __restrict__ x, float* __restrict__ y, int k) {
   // TODO(4.09): compute Y = A X: row r of Y is the sum, over the entries e of row r (row_ptr[r] to
   //             row_ptr[r + 1]), of val[e] times row col[e] of X. Every element of Y is written: an
-  //             empty row stores zeros, and a row shared by several warps must come out as the sum of all
-  //             its pieces whatever order the warps run in. Read nothing past the arrays (row_ptr has
-  //             rows + 1 entries, col and val nnz); a shuffle needs every lane of its mask (about 160
-  //             lines, with the helpers and any other kernel you write above this one).
+  //             empty row stores zeros, and no row's result may depend on the order in which your
+  //             blocks run. Read nothing past the arrays (row_ptr has rows + 1 entries, col and val
+  //             nnz); a shuffle needs every lane of its mask (about 160 lines, with the helpers and
+  //             any other kernel you write above this one).
 }
 
 }  // namespace
@@ -55,9 +55,8 @@ void spmm_csr(const CsrView& a, const float* x, float* y, int k, cudaStream_t st
   if (reinterpret_cast<std::uintptr_t>(x) % 16 != 0 || reinterpret_cast<std::uintptr_t>(y) % 16 != 0)
     throw std::invalid_argument("spmm_csr: X and Y must start on a 16-byte boundary (cudaMalloc gives 256)");
   if (a.rows == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch
-  // TODO(4.09): enqueue on `stream` everything that computes Y = A X (your kernel or kernels). Size the
-  //             grid from the matrix so that every row is covered and no warp gets far more work than
-  //             the others; replace the placeholder launch (about 15 lines).
+  // TODO(4.09): enqueue on `stream` everything that computes Y = A X (your kernel or kernels). Every row
+  //             must be covered whatever the matrix; replace the placeholder launch (about 15 lines).
   spmm_csr_kernel<<<1, 32, 0, stream>>>(a, x, y, k);  // TODO(4.09): placeholder launch
   CUDA_CHECK_KERNEL();
 }

@@ -52,7 +52,6 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
                          int cols, float eps) {
   // size_t: an int product would wrap.
   const std::size_t row_start = static_cast<std::size_t>(blockIdx.x) * cols;
-  // Pass 1: the squares of this thread's share of the row.
   // A strided slice: neighbouring threads take neighbouring items, so a warp reads 32 neighbouring
   // items (coalesced). The float4 path takes kItems of them per step and issues all kItems loads
   // before it uses the first.
@@ -86,8 +85,6 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
   // Every thread reads slot 0 (a broadcast). eps keeps an all-zero row at rsqrt(eps), finite, so
   // 0 * rsqrt(eps) = 0 instead of 0 * inf = NaN.
   const float inv_rms = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
-  // Pass 2: the output row. What it reads, and where that read is served from, is the napkin math's
-  // question (below).
   // The same slice again (this block read it microseconds ago: L1 or L2 serves it), times inv_rms and
   // the column's weight.
   float* out_row = out + row_start;

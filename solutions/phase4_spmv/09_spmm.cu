@@ -3,8 +3,8 @@
 //
 // You learn: to design a sparse kernel from what phase 4 taught when every entry brings a row of work:
 // a_rc is read once and multiplies row c of X (k contiguous floats), so the index arrays cost little
-// and the rows of X and Y are the traffic. 4.03's warp per row, 4.05 and
-// 4.06's balance for power-law rows and 4.07's blocking are the pieces; reuse of each entry is the new one.
+// and the rows of X and Y are the traffic. Reuse of each entry is the new idea; the rest is what this
+// phase taught, combined as you see fit.
 // Task: spmm_csr computes Y = A X for A in CSR (rows x cols, any row lengths, empty rows included), X
 // row-major cols x k and Y row-major rows x k, k = 64 or 128. Y arrives full of garbage and every
 // element must be written (an empty row of A gives a row of zeros). A row of 60000 entries among rows of
@@ -12,8 +12,8 @@
 // You decide: who owns a row (a warp, part of one, several rows per warp) and which columns of Y a lane
 //             owns; how rows far longer than the rest are split, and how their pieces reach Y; where a
 //             row's (col, value) pairs live while the lanes use them.
-// Source: Yang, Buluç & Owens, "Design Principles for Sparse Matrix Multiplication on the GPU" (Euro-Par
-// 2018), on row splitting and merge-based load balance; the cuSPARSE documentation, cusparseSpMM.
+// Source: the cuSPARSE documentation, cusparseSpMM; the papers behind the reference's design are named
+// in the first hint (their titles answer the splitting question).
 // Run:   ./workbook run 4.09 [-- --gen poisson|uniform|powerlaw|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.09
