@@ -19,7 +19,8 @@
 # entries against README.md's course map, the phase READMEs' headings and titles, and the Previous/Next
 # lines of the exercise headers; tools/check_exercises.py (host.exercise-gate) that each exercise file
 # has its entry. Adding an exercise = stub + solution + test + hints file + phase README section + one
-# manifest entry (and its name in README.md's course map and its neighbours' Previous/Next lines).
+# manifest entry; `python3 tools/check_manifest.py --fix .` then writes README.md's course map and its
+# neighbours' Previous/Next lines.
 #
 # workbook_exercise(<id> <name> FAILS_WITH <text> [TITLE <text>] [SMOKE_ARGS <args...>] [LIBS <targets...>]
 #                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none]
