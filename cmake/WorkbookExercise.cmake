@@ -191,7 +191,7 @@ function(workbook_exercise id name)
   target_link_libraries(${base}_test_obj PRIVATE workbook_testing ${ARG_TEST_LIBS})
 
   # The requirement, registered in the lessons and tests of both variants (not in phase benchmarks,
-  # which link the solution objects and check each rung themselves).
+  # which link the solution objects and check each lesson's requirement, WB_EXERCISE_ARCH, themselves).
   set(requirement_objects "")
   if(ARG_REQUIRES_ARCH)
     add_library(${base}_requires OBJECT ${PROJECT_SOURCE_DIR}/common/arch_requirement_registration.cpp)
@@ -211,8 +211,10 @@ function(workbook_exercise id name)
     endif()
     add_library(${base}${suffix}_obj OBJECT ${source})
     target_link_libraries(${base}${suffix}_obj PUBLIC workbook_common ${ARG_LIBS})
+    # WB_LESSON registers these with the lesson (WB_EXERCISE_ARCH: REQUIRES_ARCH, "" for none), so a
+    # phase benchmark that links the phase's objects knows each lesson's id and requirement.
     target_compile_definitions(${base}${suffix}_obj PRIVATE
-      WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_VARIANT="${variant}")
+      WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_VARIANT="${variant}" WB_EXERCISE_ARCH="${ARG_REQUIRES_ARCH}")
     if(ARG_REQUIRES_ARCH)
       workbook_target_requires_arch(${base}${suffix}_obj ${ARG_REQUIRES_ARCH})
     endif()
