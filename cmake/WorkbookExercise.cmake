@@ -19,8 +19,9 @@
 # entries against README.md's course map, the phase READMEs' headings and titles, and the Previous/Next
 # lines of the exercise headers; tools/check_exercises.py (host.exercise-gate) that each exercise file
 # has its entry. Adding an exercise = stub + solution + test + hints file + phase README section + one
-# manifest entry; `python3 tools/check_manifest.py --fix .` then writes README.md's course map and its
-# neighbours' Previous/Next lines.
+# manifest entry (and its launcher in the phase header); `python3 tools/check_manifest.py --fix .` then
+# writes README.md's course map and its neighbours' Previous/Next lines, and the phase benchmarks of
+# phases 1-4 run its lesson on their shapes (common/lesson_bench.h).
 #
 # workbook_exercise(<id> <name> FAILS_WITH <text> [TITLE <text>] [SMOKE_ARGS <args...>] [LIBS <targets...>]
 #                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none]
@@ -434,7 +435,8 @@ endfunction()
 # workbook_solution_tool(<target> <source> PHASE <n> [EXERCISES <NN_name...>] [LIBS <targets...>]
 #                        [SMOKE_ARGS <args...>])
 # A benchmark that links the reference solutions of a phase's exercises (p1_ladder, p2_bench): those
-# EXERCISES names, or by default every exercise the manifest lists for the phase. Call
+# EXERCISES names, or by default every exercise the manifest lists for the phase; each object registers
+# its lesson, which the benchmark may run on its own shapes (common/lesson_bench.h). Call
 # it before workbook_phase_exercises(<n>), whose registry rows name it (it defers itself to the end of
 # the directory), and is skipped, with a status line, while an exercise is missing. Registers a short run labelled bench (not in the
 # default test presets), which writes <target>_smoke.csv in the build directory.
