@@ -14,9 +14,10 @@ course's text says about them must agree with it.
     Previous (e.g. "phase 3 (the scan)"), the last none as Next (the next phase, a benchmark).
 Usage: check_manifest.py [--fix] <source-dir>. Runs its own planted-defect self-test first. Exit 0 clean,
 1 with one line per problem. --fix first rewrites each Previous/Next line (stub and solution) to name
-the neighbours in manifest order, where it names an exercise, and each course-map list of README.md to
-the manifest's: after a new manifest entry, its neighbours' headers and the course map follow without
-editing them by hand (a new phase needs its row, with empty markers, written once by hand).
+the neighbours in manifest order (where it names an exercise, or must: the old last exercise of a phase
+before a new one), and each course-map list of README.md to the manifest's: after a new manifest entry,
+its neighbours' headers and the course map follow without editing them by hand (a new phase needs its
+row, with empty markers, written once by hand).
 """
 import json
 import pathlib
@@ -177,7 +178,9 @@ def expected_neighbours(listed, i, previous_text, next_text):
 
 def fixed_line(line, listed, i):
     """The Previous/Next line with the first exercise each field names replaced by the expected
-    neighbour; a field that names none is left as it is (the check then says what it needs)."""
+    neighbour. A field that names none where it must (the neighbour is in the same phase: an exercise
+    appended after the phase's last) becomes that neighbour alone: what it said (the next phase, the
+    benchmark) is the new exercise's to say now. Any other field is left as it is."""
     match = re.match(r"(//\s*Previous:)(.*?)(\s+Next:)(.*)$", line)
     if not match:
         return line
@@ -185,8 +188,10 @@ def fixed_line(line, listed, i):
 
     def fix(text, expected):
         first = ANY_ID.search(text)
-        if expected is None or first is None:
+        if expected is None:
             return text
+        if first is None:
+            return f" {expected[0]} {expected[1]}."
         mention = MENTION.match(text, first.start())
         end = mention.end() if mention else first.end()
         return text[:first.start()] + f"{expected[0]} {expected[1]}" + text[end:]
@@ -302,7 +307,8 @@ def self_test():
     listed = [(e["id"], e["name"]) for e in entries]
     for i, wrong, right in ((0, "// Previous: none. Next: 1.01 c (later).", "// Previous: none. Next: 0.02 b (later)."),
                             (1, "// Previous: 0.02. Next: phase 1.", "// Previous: 0.01 a. Next: phase 1."),
-                            (2, "// Previous: 0.01 a. Next: the benchmark.", "// Previous: 0.02 b. Next: the benchmark.")):
+                            (2, "// Previous: 0.01 a. Next: the benchmark.", "// Previous: 0.02 b. Next: the benchmark."),
+                            (0, "// Previous: none. Next: phase 1's benchmark.", "// Previous: none. Next: 0.02 b.")):
         cases += 1
         if fixed_line(wrong, listed, i) != right:
             failures.append(f"--fix of '{wrong}' gave '{fixed_line(wrong, listed, i)}', expected '{right}'")
