@@ -19,7 +19,9 @@
 # entries against README.md's course map, the phase READMEs' headings and titles, and the Previous/Next
 # lines of the exercise headers; tools/check_exercises.py (host.exercise-gate) that each exercise file
 # has its entry. Adding an exercise = stub + solution + test + hints file + phase README section + one
-# manifest entry (and its name in README.md's course map and its neighbours' Previous/Next lines).
+# manifest entry (and its launcher in the phase header); `python3 tools/check_manifest.py --fix .` then
+# writes README.md's course map and its neighbours' Previous/Next lines, and the phase benchmarks of
+# phases 1-4 run its lesson on their shapes (common/lesson_bench.h).
 #
 # workbook_exercise(<id> <name> FAILS_WITH <text> [TITLE <text>] [SMOKE_ARGS <args...>] [LIBS <targets...>]
 #                   [TEST_LIBS <targets...>] [LESSON_MAIN <target>] [SANITIZE <tools...> | none]
@@ -190,7 +192,7 @@ function(workbook_exercise id name)
   target_link_libraries(${base}_test_obj PRIVATE workbook_testing ${ARG_TEST_LIBS})
 
   # The requirement, registered in the lessons and tests of both variants (not in phase benchmarks,
-  # which link the solution objects and check each rung themselves).
+  # which link the solution objects and check each lesson's requirement, WB_EXERCISE_ARCH, themselves).
   set(requirement_objects "")
   if(ARG_REQUIRES_ARCH)
     add_library(${base}_requires OBJECT ${PROJECT_SOURCE_DIR}/common/arch_requirement_registration.cpp)
@@ -210,8 +212,10 @@ function(workbook_exercise id name)
     endif()
     add_library(${base}${suffix}_obj OBJECT ${source})
     target_link_libraries(${base}${suffix}_obj PUBLIC workbook_common ${ARG_LIBS})
+    # WB_LESSON registers these with the lesson (WB_EXERCISE_ARCH: REQUIRES_ARCH, "" for none), so a
+    # phase benchmark that links the phase's objects knows each lesson's id and requirement.
     target_compile_definitions(${base}${suffix}_obj PRIVATE
-      WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_VARIANT="${variant}")
+      WB_EXERCISE_ID="${id}" WB_EXERCISE_NAME="${name}" WB_VARIANT="${variant}" WB_EXERCISE_ARCH="${ARG_REQUIRES_ARCH}")
     if(ARG_REQUIRES_ARCH)
       workbook_target_requires_arch(${base}${suffix}_obj ${ARG_REQUIRES_ARCH})
     endif()
@@ -431,7 +435,8 @@ endfunction()
 # workbook_solution_tool(<target> <source> PHASE <n> [EXERCISES <NN_name...>] [LIBS <targets...>]
 #                        [SMOKE_ARGS <args...>])
 # A benchmark that links the reference solutions of a phase's exercises (p1_ladder, p2_bench): those
-# EXERCISES names, or by default every exercise the manifest lists for the phase. Call
+# EXERCISES names, or by default every exercise the manifest lists for the phase; each object registers
+# its lesson, which the benchmark may run on its own shapes (common/lesson_bench.h). Call
 # it before workbook_phase_exercises(<n>), whose registry rows name it (it defers itself to the end of
 # the directory), and is skipped, with a status line, while an exercise is missing. Registers a short run labelled bench (not in the
 # default test presets), which writes <target>_smoke.csv in the build directory.

@@ -48,4 +48,12 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The UsageError of a --size whose form the lesson does not read: a count where it takes RxC, or the
+// other way round. A phase benchmark hands each of its shapes to every lesson of the phase and takes
+// this as "not one of mine" (common/lesson_bench.h); a learner sees the UsageError it is.
+class SizeFormError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
 }  // namespace wb

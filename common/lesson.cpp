@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -14,17 +15,9 @@
 namespace wb {
 namespace {
 
-struct Registration {
-  LessonFn fn = nullptr;
-  const char* id = "";
-  const char* name = "";
-  const char* variant = "";
-  const char* title = "";
-};
-
-Registration& registration() {
-  static Registration r;
-  return r;
+std::vector<LessonRegistration>& registrations() {
+  static std::vector<LessonRegistration> all;
+  return all;
 }
 
 std::string program_name(const char* argv0) {
@@ -63,9 +56,17 @@ std::string memory_kind_label(const DeviceInfo& device) {
   return device.bus_width_bits >= 1024 ? "HBM" : "DRAM";
 }
 
-LessonRegistrar::LessonRegistrar(LessonFn fn, const char* id, const char* name, const char* variant,
-                                 const char* title) {
-  registration() = Registration{fn, id, name, variant, title};
+LessonRegistrar::LessonRegistrar(LessonFn fn, const char* id, const char* name, const char* variant, const char* title,
+                                 const char* requires_arch) {
+  registrations().push_back(LessonRegistration{fn, id, name, variant, title, requires_arch});
+}
+
+std::vector<LessonRegistration> registered_lessons() {
+  // The order static objects are made in across object files is the linker's: sort by id.
+  std::vector<LessonRegistration> lessons = registrations();
+  std::stable_sort(lessons.begin(), lessons.end(),
+                   [](const LessonRegistration& a, const LessonRegistration& b) { return a.id < b.id; });
+  return lessons;
 }
 
 Lesson::Lesson(std::string id, std::string name, std::string variant, LessonOptions options, DeviceInfo device)
@@ -79,7 +80,7 @@ std::size_t Lesson::size_or(std::size_t fallback) const {
   if (options_.size.empty()) return fallback;
   std::size_t n = 0;
   if (!parse_count(options_.size, &n))
-    throw UsageError("--size needs a count like 1000 or 64M, got '" + options_.size + "'");
+    throw SizeFormError("--size needs a count like 1000 or 64M, got '" + options_.size + "'");
   return n;
 }
 
@@ -90,8 +91,8 @@ std::vector<std::size_t> Lesson::dims_or(const std::vector<std::size_t>& fallbac
     std::string shape = "R";
     if (fallback.size() >= 2) shape += "xC";
     if (fallback.size() == 3) shape = "MxNxK";
-    throw UsageError("--size needs " + std::to_string(fallback.size()) + " dimensions (" + shape + "), got '" +
-                     options_.size + "'");
+    throw SizeFormError("--size needs " + std::to_string(fallback.size()) + " dimensions (" + shape + "), got '" +
+                        options_.size + "'");
   }
   return dims;
 }
@@ -150,6 +151,7 @@ ResultLine Lesson::memory_bound_line(const std::string& launcher, const std::str
   line.problem = problem;
   line.time = time;
   line.rate = gb_per_s(bytes_moved, time.median_ms);
+  line.bytes = bytes_moved;
   set_peak(line, dram_peak_gbs());
   line.peak_label = memory_kind_label(device_) + " peak";
   line.ref_value = reference.gbs > 0 ? 100.0 * line.rate / reference.gbs : 0.0;
@@ -171,7 +173,14 @@ void Lesson::report(const ResultLine& result) {
   ResultLine line = result;
   if (!line.pass && line.failure.empty()) line.failure = pending_check_failure();
   pending_check_failure().clear();  // the next line starts with a clean slate
-  if (options_.csv) {
+  if (row_sink_) {
+    ResultRow row = result_row(line);
+    row.device = device_.name;
+    row.date = utc_date();
+    row.variant = variant_;
+    row.gpus = gpus_used();
+    row_sink_(row);
+  } else if (options_.csv) {
     if (!csv_header_printed_) std::printf("%s\n", result_csv_header().c_str());
     csv_header_printed_ = true;
     ResultRow row = result_row(line);
@@ -187,13 +196,16 @@ void Lesson::report(const ResultLine& result) {
 }
 
 int lesson_main(int argc, char** argv) {
-  const Registration& reg = registration();
   const std::string program = program_name(argc > 0 ? argv[0] : nullptr);
-  const std::string title = std::string(reg.id) + " " + reg.name + ": " + reg.title;
-  if (reg.fn == nullptr) {
-    std::fprintf(stderr, "%s: no lesson registered (WB_LESSON missing from the exercise file)\n", program.c_str());
+  const std::vector<LessonRegistration> lessons = registered_lessons();
+  if (lessons.size() != 1) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(),
+                 lessons.empty() ? "no lesson registered (WB_LESSON missing from the exercise file)"
+                                 : "more than one lesson registered (a lesson executable links one exercise)");
     return kExitFail;
   }
+  const LessonRegistration& reg = lessons.front();
+  const std::string title = reg.id + " " + reg.name + ": " + reg.title;
   ParseResult parsed = parse_lesson_args(argc, argv);
   if (parsed.status == ParseStatus::Help) {
     std::printf("%s", lesson_usage(program, title).c_str());
@@ -219,7 +231,7 @@ int lesson_main(int argc, char** argv) {
   return run_on_gpu(program, lesson_usage(program, title), [&] {
     DeviceInfo device = query_device(0);
     if (!parsed.options.csv) {
-      std::printf("%s (%s)  seed %llu\n%s\n", title.c_str(), reg.variant,
+      std::printf("%s (%s)  seed %llu\n%s\n", title.c_str(), reg.variant.c_str(),
                   static_cast<unsigned long long>(parsed.options.seed), describe(device).c_str());
     }
     Lesson lesson(reg.id, reg.name, reg.variant, parsed.options, device);

@@ -2,7 +2,8 @@
 // A lesson is an ordinary function registered with WB_LESSON; the common main (lesson_main.cpp)
 // parses the options, checks for a GPU, prints the device line and calls it. The exercise's
 // object file is linked into both the lesson executable and the graded tests, so the file is
-// compiled once per variant.
+// compiled once per variant. A phase benchmark links the reference objects of its whole phase and runs
+// their lessons itself (common/lesson_bench.h), taking the rows they report.
 #pragma once
 
 #include <cstddef>
@@ -65,9 +66,14 @@ class Lesson {
   // label needs it.
   ResultLine memory_bound_line(const std::string& launcher, const std::string& problem, const TimingStats& time,
                                double bytes_moved, bool pass, const MeasuredReference& reference);
-  // Prints the result line, or CSV with --csv. A FAIL line without a cause of its own gets the first
-  // failure check_output noted since the previous line (see note_check_failure).
+  // Prints the result line, or CSV with --csv, or hands the row to the row sink when one is set. A FAIL
+  // line without a cause of its own gets the first failure check_output noted since the previous line
+  // (see note_check_failure).
   void report(const ResultLine& line);
+  // Where report() sends its rows (device, date, variant and GPU count filled in) instead of printing
+  // them: a phase benchmark collects the rows of the lessons it runs. Empty: report() prints.
+  using RowSink = std::function<void(const ResultRow& row)>;
+  void set_row_sink(RowSink sink) { row_sink_ = std::move(sink); }
 
   // The usual life of a memory-bound launcher: poison `out`, launch once and verify (values and
   // guards), time it with a cold L2, verify again (a kernel that breaks on later calls is caught),
@@ -93,6 +99,7 @@ class Lesson {
 
   std::map<std::size_t, double> memcpy_cache_;
   bool csv_header_printed_ = false;
+  RowSink row_sink_;
 };
 
 // How check_output's verdict reaches the result line: lessons hand memory_bound_line a plain bool, so
@@ -153,9 +160,22 @@ ResultLine Lesson::run_memory_bound(const std::string& launcher, const std::stri
 
 using LessonFn = int (*)(Lesson&);
 
-struct LessonRegistrar {
-  LessonRegistrar(LessonFn fn, const char* id, const char* name, const char* variant, const char* title);
+// A lesson as WB_LESSON registers it, with the facts of its exercise that cmake/WorkbookExercise.cmake
+// compiles into its object.
+struct LessonRegistration {
+  LessonFn fn = nullptr;
+  std::string id, name, variant, title;
+  std::string requires_arch;  // the manifest's requires_arch: "", "80" or "90a" (common/arch_requirement.h)
 };
+
+struct LessonRegistrar {
+  LessonRegistrar(LessonFn fn, const char* id, const char* name, const char* variant, const char* title,
+                  const char* requires_arch);
+};
+
+// Every lesson linked into this program, in id order: one in a lesson executable, each of a phase's
+// reference lessons in its benchmark.
+std::vector<LessonRegistration> registered_lessons();
 
 // Called by the one main() of every lesson executable.
 int lesson_main(int argc, char** argv);
@@ -163,5 +183,6 @@ int lesson_main(int argc, char** argv);
 }  // namespace wb
 
 // In an exercise file: WB_LESSON(vector_add_lesson, "vector add with a grid-stride loop")
-#define WB_LESSON(fn, title) \
-  static const ::wb::LessonRegistrar wb_lesson_registrar_(fn, WB_EXERCISE_ID, WB_EXERCISE_NAME, WB_VARIANT, title)
+#define WB_LESSON(fn, title)                                                                                       \
+  static const ::wb::LessonRegistrar wb_lesson_registrar_(fn, WB_EXERCISE_ID, WB_EXERCISE_NAME, WB_VARIANT, title, \
+                                                          WB_EXERCISE_ARCH)

@@ -93,6 +93,9 @@ ResultRow result_row(const ResultLine& line) {
   row.id = line.id;
   row.launcher = line.name;
   row.shape = line.problem;
+  row.dtype = line.dtype;
+  row.bytes = line.bytes;
+  row.flop = line.flop;
   row.timed = line.time.samples > 0 || line.time.median_ms > 0;
   row.median_ms = line.time.median_ms;
   row.min_ms = line.time.min_ms;

@@ -36,6 +36,10 @@ struct ResultLine {
   bool cache_resident = false;  // rate above the measured memcpy bandwidth: not a DRAM figure
   bool pass = false;
   std::string failure;  // FAIL only: the cause in a few words ("global_index: output untouched")
+  // The CSV row's bytes, flop and dtype columns (not on the printed line); 0 or empty: not counted or
+  // not said. memory_bound_line fills bytes.
+  double bytes = 0, flop = 0;
+  std::string dtype;  // "fp32", "bf16", "int32"
 };
 
 // Sets peak_pct to the line's rate as a percentage of `peak` (in the rate's unit), or, for a peak of

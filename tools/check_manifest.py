@@ -3,8 +3,9 @@
 course's text says about them must agree with it.
 
   - the manifest: ids P.NN, each once, in course order (ascending);
-  - README.md's "## Course map" names every exercise as `P.NN name`, in course order, and no id the
-    manifest lacks;
+  - README.md's "## Course map" holds, for each phase of the manifest, one generated list of its exercises
+    (`P.NN name, ...` in course order) between `<!-- course-map P -->` and `<!-- /course-map -->`, exactly
+    as the manifest gives it; the hand-written text around the lists names no id the manifest lacks;
   - the phase README has a `### ...` heading naming `P.NN name`; where the manifest gives a title, the
     heading is exactly `### P.NN name: title`, and where it gives none, no heading has one to give;
   - the `// Previous: ... Next: ...` line of each exercise header (stub and solution alike) names its
@@ -13,8 +14,10 @@ course's text says about them must agree with it.
     Previous (e.g. "phase 3 (the scan)"), the last none as Next (the next phase, a benchmark).
 Usage: check_manifest.py [--fix] <source-dir>. Runs its own planted-defect self-test first. Exit 0 clean,
 1 with one line per problem. --fix first rewrites each Previous/Next line (stub and solution) to name
-the neighbours in manifest order, where it names an exercise: after a new manifest entry, its
-neighbours' headers follow without editing them by hand.
+the neighbours in manifest order (where it names an exercise, or must: the old last exercise of a phase
+before a new one), and each course-map list of README.md to the manifest's: after a new manifest entry,
+its neighbours' headers and the course map follow without editing them by hand (a new phase needs its
+row, with empty markers, written once by hand).
 """
 import json
 import pathlib
@@ -23,12 +26,66 @@ import sys
 
 MENTION = re.compile(r"\b(\d\.\d\d) ([a-z][a-z0-9_]*)")
 ANY_ID = re.compile(r"\b(\d\.\d\d)\b")
+# One phase's generated list in the course map. Nothing in it may be a '|': the list sits in a table cell.
+COURSE_MAP_LIST = re.compile(r"<!-- course-map (\d) -->([^|]*?)<!-- /course-map -->")
+
+
+def course_map_match(readme_text):
+    """README.md's `## Course map` section as a match (group 1: its text), or None."""
+    return re.search(r"^## Course map\n(.*?)(?=^## |\Z)", readme_text, re.M | re.S)
 
 
 def course_map(readme_text):
     """The text of README.md's `## Course map` section."""
-    match = re.search(r"^## Course map\n(.*?)(?=^## |\Z)", readme_text, re.M | re.S)
+    match = course_map_match(readme_text)
     return match.group(1) if match else None
+
+
+def course_map_list(entries, phase):
+    """The generated list of one phase's exercises: `P.NN name, P.NN name, ...` in manifest order."""
+    return ", ".join(f"{e['id']} {e['name']}" for e in entries if e["id"][:1] == phase)
+
+
+def course_map_problems(section, entries):
+    """What is wrong with the course map: a phase of the manifest with no list or with several, a list that
+    is not the manifest's, a list for a phase without exercises, an id the manifest lacks in the text."""
+    problems = []
+    lists = {}
+    for match in COURSE_MAP_LIST.finditer(section):
+        lists.setdefault(match.group(1), []).append(match.group(2))
+    phases = sorted({e["id"][:1] for e in entries})
+    for phase in phases:
+        found = lists.get(phase, [])
+        if not found:
+            problems.append(f"README.md: the course map has no list for phase {phase} (write its row with "
+                            f"'<!-- course-map {phase} --><!-- /course-map -->' where the list goes; --fix fills it)")
+        elif len(found) > 1:
+            problems.append(f"README.md: the course map has {len(found)} lists for phase {phase}")
+        elif found[0] != course_map_list(entries, phase):
+            problems.append(f"README.md: the course map's phase {phase} list is not the manifest's "
+                            f"(python3 tools/check_manifest.py --fix . rewrites it)")
+    for phase in sorted(set(lists) - set(phases)):
+        problems.append(f"README.md: the course map has a list for phase {phase}, which the manifest does not list")
+    known_ids = {e["id"] for e in entries}
+    for mention in sorted(set(ANY_ID.findall(COURSE_MAP_LIST.sub("", section)))):
+        # "5.06 also as GB/s" is text about a listed exercise; an id the manifest lacks is stale.
+        if mention not in known_ids:
+            problems.append(f"README.md: the course map's text names {mention}, which the manifest does not list")
+    return problems
+
+
+def fixed_course_map(readme_text, entries):
+    """The README with every course-map list rewritten from the manifest; the text around them is kept."""
+    section = course_map_match(readme_text)
+    if section is None:
+        return readme_text
+
+    def rewrite(match):
+        phase = match.group(1)
+        return f"<!-- course-map {phase} -->{course_map_list(entries, phase)}<!-- /course-map -->"
+
+    start, end = section.span(1)
+    return readme_text[:start] + COURSE_MAP_LIST.sub(rewrite, section.group(1)) + readme_text[end:]
 
 
 def neighbour_problem(field, text, expected):
@@ -66,21 +123,7 @@ def check(entries, readme_text, phase_readmes, headers):
     if section is None:
         problems.append("README.md: no '## Course map' section")
     else:
-        mentioned = []
-        for mention in MENTION.finditer(section):
-            if mention.groups() not in mentioned:
-                mentioned.append(mention.groups())
-        for ex_id, name in listed:
-            if (ex_id, name) not in mentioned:
-                problems.append(f"README.md: the course map does not name {ex_id} {name}")
-        known_ids = {ex_id for ex_id, _ in listed}
-        for ex_id, name in mentioned:
-            # "5.06 also as GB/s" is prose about a listed exercise; an id the manifest lacks is stale.
-            if ex_id not in known_ids:
-                problems.append(f"README.md: the course map names {ex_id} {name}, which the manifest does not list")
-        in_map = [m for m in mentioned if m in listed]
-        if in_map != [m for m in listed if m in in_map]:
-            problems.append("README.md: the course map names the exercises out of course order")
+        problems += course_map_problems(section, entries)
 
     for e in entries:
         ex_id, name, title = e["id"], e["name"], e.get("title")
@@ -135,7 +178,9 @@ def expected_neighbours(listed, i, previous_text, next_text):
 
 def fixed_line(line, listed, i):
     """The Previous/Next line with the first exercise each field names replaced by the expected
-    neighbour; a field that names none is left as it is (the check then says what it needs)."""
+    neighbour. A field that names none where it must (the neighbour is in the same phase: an exercise
+    appended after the phase's last) becomes that neighbour alone: what it said (the next phase, the
+    benchmark) is the new exercise's to say now. Any other field is left as it is."""
     match = re.match(r"(//\s*Previous:)(.*?)(\s+Next:)(.*)$", line)
     if not match:
         return line
@@ -143,8 +188,10 @@ def fixed_line(line, listed, i):
 
     def fix(text, expected):
         first = ANY_ID.search(text)
-        if expected is None or first is None:
+        if expected is None:
             return text
+        if first is None:
+            return f" {expected[0]} {expected[1]}."
         mention = MENTION.match(text, first.start())
         end = mention.end() if mention else first.end()
         return text[:first.start()] + f"{expected[0]} {expected[1]}" + text[end:]
@@ -205,17 +252,21 @@ def self_test():
     """Planted defects, each of which the check must report; the clean case must pass."""
     entries = [{"id": "0.01", "name": "a", "title": "first"}, {"id": "0.02", "name": "b"},
                {"id": "1.01", "name": "c", "title": "third"}]
-    readme = "# X\n\n## Course map\n| 0 | 0.01 a, 0.02 b |\n| 1 | 1.01 c; `bench` runs x of 1.01 |\n\n## Next\n"
+    readme = ("# X\n\n## Course map\n| 0 | <!-- course-map 0 -->0.01 a, 0.02 b<!-- /course-map --> |\n"
+              "| 1 | <!-- course-map 1 -->1.01 c<!-- /course-map -->; `bench` runs x of 1.01 |\n\n## Next\n")
     phases = {"0": "### 0.01 a: first\n### 0.02 b\n", "1": "### 1.01 c: third\n"}
     lines = {"0.01": "// Previous: none. Next: 0.02 b.", "0.02": "// Previous: 0.01 a. Next: phase 1.",
              "1.01": "// Previous: 0.02 b (and 0.01 a). Next: the benchmark."}
     headers = {k: (v, v) for k, v in lines.items()}
     failures = []
+    cases = 1
     clean = check(entries, readme, phases, headers)
     if clean:
         failures.append(f"the clean case was rejected: {clean}")
 
     def planted(description, expected, e=entries, r=readme, p=phases, h=headers):
+        nonlocal cases
+        cases += 1
         found = check(e, r, p, h)
         if not any(expected in problem for problem in found):
             failures.append(f"planted defect not reported: {description} (got {found})")
@@ -226,9 +277,19 @@ def self_test():
         return changed
 
     planted("out of order", "not in course order", e=[entries[1], entries[0], entries[2]])
-    planted("missing from the course map", "does not name 0.02 b", r=readme.replace("0.02 b", "0.02"))
-    planted("a stale course map entry", "names 0.03 z", r=readme.replace("0.02 b |", "0.02 b, 0.03 z |"))
-    planted("course map out of order", "out of course order", r=readme.replace("0.01 a, 0.02 b", "0.02 b, 0.01 a"))
+    stale_maps = {"an exercise missing from a course-map list": readme.replace("0.01 a, 0.02 b<", "0.01 a<"),
+                  "a course-map list naming an exercise the manifest lacks": readme.replace("0.02 b<", "0.02 b, 0.03 z<"),
+                  "a course-map list out of order": readme.replace("0.01 a, 0.02 b", "0.02 b, 0.01 a")}
+    for description, stale in stale_maps.items():
+        planted(description, "phase 0 list is not the manifest's", r=stale)
+    planted("no course-map list for a phase", "no list for phase 1",
+            r=readme.replace("<!-- course-map 1 -->1.01 c<!-- /course-map -->", "1.01 c"))
+    planted("two course-map lists for a phase", "2 lists for phase 0",
+            r=readme.replace("| 1 |", "| 0 | <!-- course-map 0 -->0.01 a, 0.02 b<!-- /course-map --> |\n| 1 |"))
+    planted("a course-map list for a phase without exercises", "a list for phase 2",
+            r=readme.replace("\n\n## Next", "\n| 2 | <!-- course-map 2 --><!-- /course-map --> |\n\n## Next"))
+    planted("an id the manifest lacks in the course map's text", "text names 1.02",
+            r=readme.replace("x of 1.01", "x of 1.02"))
     planted("no phase heading", "no '### 0.02 b' heading", p={"0": "### 0.01 a: first\n", "1": phases["1"]})
     planted("another title", "the manifest's title", p={"0": "### 0.01 a: other\n### 0.02 b\n", "1": phases["1"]})
     planted("a title the manifest lacks", "has a title the manifest's 0.02 entry lacks",
@@ -246,13 +307,19 @@ def self_test():
     listed = [(e["id"], e["name"]) for e in entries]
     for i, wrong, right in ((0, "// Previous: none. Next: 1.01 c (later).", "// Previous: none. Next: 0.02 b (later)."),
                             (1, "// Previous: 0.02. Next: phase 1.", "// Previous: 0.01 a. Next: phase 1."),
-                            (2, "// Previous: 0.01 a. Next: the benchmark.", "// Previous: 0.02 b. Next: the benchmark.")):
+                            (2, "// Previous: 0.01 a. Next: the benchmark.", "// Previous: 0.02 b. Next: the benchmark."),
+                            (0, "// Previous: none. Next: phase 1's benchmark.", "// Previous: none. Next: 0.02 b.")):
+        cases += 1
         if fixed_line(wrong, listed, i) != right:
             failures.append(f"--fix of '{wrong}' gave '{fixed_line(wrong, listed, i)}', expected '{right}'")
+    # --fix rewrites a stale list to the manifest's and leaves the text around it (and the rest) alone.
+    for description, stale in stale_maps.items():
+        cases += 1
+        if fixed_course_map(stale, entries) != readme:
+            failures.append(f"--fix of {description} gave {fixed_course_map(stale, entries)!r}, expected {readme!r}")
     for failure in failures:
         print(failure)
-    total = 17  # the clean case, 13 planted defects, 3 fixed lines
-    print(f"self-test: {total - len(failures)} of {total} cases behave")
+    print(f"self-test: {cases - len(failures)} of {cases} cases behave")
     return not failures
 
 
@@ -271,6 +338,12 @@ def main():
         entries = json.loads((root / "cmake" / "exercises.json").read_text())["exercises"]
         for path in fix_headers(root, entries):
             print(f"rewrote the Previous/Next line of {path}")
+        readme_path = root / "README.md"
+        readme = readme_path.read_text()
+        fixed = fixed_course_map(readme, [e for e in entries if e.get("id") and e.get("name")])
+        if fixed != readme:
+            readme_path.write_text(fixed)
+            print("rewrote the course map of README.md")
     entries, readme, phase_readmes, headers = load(root)
     problems = check(entries, readme, phase_readmes, headers)
     for problem in problems:

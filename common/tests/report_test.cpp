@@ -166,6 +166,8 @@ TEST_CASE("a memory-bound line on a GPU whose DRAM peak reads 0 says the peak is
       lesson.memory_bound_line("vector_add", "n=256M", time, bytes, true, wb::MeasuredReference{"memcpy", 3000.0});
   CHECK_FALSE(line.peak_known);
   CHECK(contains(wb::format_result_line(line), "peak unknown"));
+  CHECK(line.bytes == bytes);  // the CSV row's bytes column
+  CHECK(wb::result_row(line).bytes == bytes);
 }
 
 TEST_CASE("failure_headline keeps the words before a verifier's first colon", "[host][report]") {

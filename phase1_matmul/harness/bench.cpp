@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
-// p1_ladder: every rung of the reference SGEMM ladder at several sizes against cuBLAS, measured in
-// one run, then the BF16 tensor-core rungs (1.10-1.14) against "cuBLAS BF16 best" (the faster of
-// cublasGemmEx and cublasLtMatmul), each where this GPU can run it. Writes a CSV (for a plot of the
-// ladder against the cuBLAS line; precision fp32, tf32 or bf16) and prints a table.
+// p1_ladder: every rung of the reference SGEMM ladder at several sizes, each rung's own lesson against
+// the cuBLAS call at its precision timed in the same run (common/lesson_bench.h: the lessons the manifest
+// lists for the phase), then cuBLAS itself: cublasSgemm, and where the GPU has BF16 tensor cores the two
+// BF16 calls whose faster one, "cuBLAS BF16 best", is the BF16 rungs' (1.10-1.14) yardstick. A rung this
+// GPU cannot run (its exercise's requires_arch) is said once and left out. Writes a CSV (for a plot of
+// the ladder against the cuBLAS line; precision fp32, tf32 or bf16) and prints a table.
 //   p1_ladder [--sizes 1024,2048,4096,8192] [--repeat N] [--out p1_ladder.csv]
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@
 #include "common/bench_tool.h"
 #include "common/device.h"
 #include "common/gpu.h"
-#include "common/measure.h"
+#include "common/lesson_bench.h"
 #include "common/timer.h"
 #include "phase1_matmul/harness/lesson_support.h"
 
@@ -29,59 +30,15 @@ std::string peak_cell(const wb::ResultRow& row) {
   return text;
 }
 
-struct Rung {
-  const char* id;
-  const char* name;
-  MatmulLauncher launch;
-  p1::MatmulPrecision precision;
-  const char* arch = "";  // requires_arch of its cmake/exercises.json entry
-};
-
-// The version-to-launcher map lives here and nowhere else.
-const std::vector<Rung>& rungs() {
-  static const std::vector<Rung> all = {
-      {"1.01", "matmul_naive", matmul_naive, p1::MatmulPrecision::FP32},
-      {"1.02", "matmul_coalesced", matmul_coalesced, p1::MatmulPrecision::FP32},
-      {"1.03", "matmul_smem_tiled", matmul_smem_tiled, p1::MatmulPrecision::FP32},
-      {"1.04", "matmul_blocktiling_1d", matmul_blocktiling_1d, p1::MatmulPrecision::FP32},
-      {"1.05", "matmul_blocktiling_2d", matmul_blocktiling_2d, p1::MatmulPrecision::FP32},
-      {"1.06", "matmul_vectorized", matmul_vectorized, p1::MatmulPrecision::FP32},
-      {"1.07", "matmul_warptiling", matmul_warptiling, p1::MatmulPrecision::FP32},
-      {"1.08", "matmul_cublas", matmul_cublas, p1::MatmulPrecision::FP32},
-      {"1.09", "matmul_tensor_core_tf32", matmul_tensor_core_tf32, p1::MatmulPrecision::TF32, "80"},
-  };
-  return all;
+void print_row(const wb::ResultRow& r) {
+  std::printf("%-5s %-28s %-14s %10.3f %12.0f %s %11.1f%%  %s\n", r.id == "-" ? "" : r.id.c_str(), r.launcher.c_str(),
+              r.shape.c_str(), r.median_ms, r.rate, peak_cell(r).c_str(), r.ref_value, r.status.c_str());
 }
 
-struct Bf16Rung {
-  const char* id;
-  const char* exercise;  // as cmake/exercises.json names it, for the skip line
-  const char* name;
-  Bf16MatmulLauncher launch;
-  const char* arch;  // requires_arch of its cmake/exercises.json entry
-};
-
-const std::vector<Bf16Rung>& bf16_rungs() {
-  static const std::vector<Bf16Rung> all = {
-      {"1.10", "mma_sync", "matmul_mma_sync_bf16", matmul_mma_sync_bf16, "80"},
-      {"1.11", "wgmma", "matmul_wgmma_bf16", matmul_wgmma_bf16, "90a"},
-      {"1.12", "tma", "matmul_tma_bf16", matmul_tma_bf16, "90a"},
-      {"1.13", "warp_specialized", "matmul_warp_specialized_bf16", matmul_warp_specialized_bf16, "90a"},
-      {"1.14", "cluster_multicast", "matmul_cluster_bf16", matmul_cluster_bf16, "90a"},
-  };
-  return all;
-}
-
-// Repeats for one rung: slow rungs (the naive kernel at 8192 takes seconds) get fewer.
-template <typename TimeFn>
-wb::TimingStats timed(TimeFn time, int repeat) {
-  const double once = time(wb::BenchOptions{0, 1, false}).median_ms;
-  const int reps = once > 200.0 ? 3 : repeat;
-  return time(wb::BenchOptions{1, reps, false});
-}
-
-const char* dtype_of(p1::MatmulPrecision precision) {
-  return precision == p1::MatmulPrecision::FP32 ? "fp32" : precision == p1::MatmulPrecision::TF32 ? "tf32" : "bf16";
+// The ladder compares every rung with the library, in % of its time; a lesson's lines against another
+// yardstick (1.08's cuBLAS math modes, as speedups over its pedantic call) are left out.
+bool bench_keeps(const wb::ResultRow& row, const wb::LessonShape&) {
+  return row.ref_style == "percent";
 }
 
 const wb::BenchToolSpec kTool = {
@@ -94,6 +51,42 @@ const wb::BenchToolSpec kTool = {
     {"--sizes"},
     10,
     "p1_ladder.csv"};
+
+// A library row: GFLOP/s of `time`, % of the peak at `precision`, % of the yardstick's `library_ms`.
+wb::ResultRow library_row(const std::string& launcher, const p1::MatmulShape& shape, p1::MatmulPrecision precision,
+                          const wb::TimingStats& time, double library_ms, const char* library_label,
+                          const wb::DeviceInfo& device) {
+  const bool bf16 = precision == p1::MatmulPrecision::BF16;
+  wb::ResultRow row = wb::bench_row("library", launcher, shape.text(), bf16 ? "bf16" : "fp32", time);
+  row.flop = shape.flop();
+  wb::set_rate(row, "GFLOP/s", bf16 ? wb::bf16_peak_gflops(device) : p1::matmul_peak_gflops(device, precision),
+               bf16 ? "BF16 peak" : "FP32 peak");
+  wb::set_reference(row, library_label, 100.0 * library_ms / time.median_ms);
+  return row;
+}
+
+// The library's rows at one size: cublasSgemm (FP32, default math), then, with BF16 tensor cores, both
+// BF16 calls against the faster of the two ("cuBLAS BF16 best").
+void add_library_rows(const p1::MatmulShape& shape, int repeat, const wb::DeviceInfo& device, wb::BenchTable& table) {
+  const wb::BenchOptions options{2, repeat, false};
+  {
+    p1::MatmulBench fp32(shape, wb::kDefaultSeed);  // freed before the BF16 operands are made
+    const wb::TimingStats time = fp32.time_library(p1::MatmulPrecision::FP32, options);
+    print_row(table.add(
+        library_row("cublasSgemm", shape, p1::MatmulPrecision::FP32, time, time.median_ms, "cuBLAS", device)));
+  }
+  if (!wb::arch_requirement_met("80", 10 * device.cc_major + device.cc_minor)) return;
+  p1::Bf16MatmulBench bf16(shape, wb::kDefaultSeed);
+  const p1::Bf16LibraryTiming library = bf16.time_library(options);
+  const double best = library.best_ms();
+  const bool lt_best = library.lt_found && library.lt_wins();
+  print_row(table.add(library_row(library.best_name(), shape, p1::MatmulPrecision::BF16,
+                                  lt_best ? library.lt : library.gemm_ex, best, "cuBLAS BF16 best", device)));
+  if (library.lt_found)
+    print_row(table.add(library_row(lt_best ? "cublasGemmEx" : "cublasLtMatmul", shape, p1::MatmulPrecision::BF16,
+                                    lt_best ? library.gemm_ex : library.lt, best, "cuBLAS BF16 best", device)));
+  std::printf("      (cuBLAS BF16 best = %s)\n", library.best_name());
+}
 
 }  // namespace
 
@@ -111,92 +104,24 @@ int main(int argc, char** argv) {
     return "";
   };
   return wb::run_bench_tool(kTool, argc, argv, take_sizes, [&sizes](const wb::BenchToolArgs& args) {
-    const int repeat = args.repeat;
     const wb::DeviceInfo device = wb::query_device(0);
     wb::BenchTable::check_writable(args.out);
     wb::BenchTable table(device.name);
-    std::printf("%s\n%-5s %-24s %6s %10s %12s %10s %12s  %s\n", wb::describe(device).c_str(), "id", "launcher", "size",
-                "ms", "GFLOP/s", "% peak", "% of cuBLAS", "check");
+    std::printf("%s\n", wb::describe(device).c_str());
     // The rungs this GPU cannot run (1.09 and 1.10 need sm_80, 1.11-1.14 Hopper) are skipped, said once.
-    const int cc = device.cc_major * 10 + device.cc_minor;
-    for (const Rung& rung : rungs())
-      if (!wb::arch_requirement_met(rung.arch, cc))
-        std::printf("%-5s %-24s skipped: %s\n", rung.id, rung.name,
-                    wb::arch_requirement_unmet(rung.id, "tensor_cores", rung.arch, cc).c_str());
-    std::vector<const Bf16Rung*> runnable;
-    for (const Bf16Rung& rung : bf16_rungs()) {
-      if (wb::arch_requirement_met(rung.arch, cc))
-        runnable.push_back(&rung);
-      else
-        std::printf("%-5s %-24s skipped: %s\n", rung.id, rung.name,
-                    wb::arch_requirement_unmet(rung.id, rung.exercise, rung.arch, cc).c_str());
-    }
+    const std::vector<wb::LessonRegistration> lessons =
+        wb::runnable_phase_lessons(wb::registered_lessons(), 1, 10 * device.cc_major + device.cc_minor);
+    std::printf("%-5s %-28s %-14s %10s %12s %10s %12s  %s\n", "id", "launcher", "size", "ms", "GFLOP/s", "% peak",
+                "% of cuBLAS", "check");
+    wb::LessonBench bench;
+    bench.repeat = args.repeat;
+    bench.warmup = 1;  // the naive rungs take seconds a run at 8192
+    bench.keep = bench_keeps;
+    bench.print = print_row;
     for (int n : sizes) {
       const p1::MatmulShape shape{n, n, n};
-      // One row: GFLOP/s, % of the peak at the row's precision and % of the library (`library_ms`).
-      auto add = [&](const char* id, const char* variant, const std::string& launcher, p1::MatmulPrecision precision,
-                     const wb::TimingStats& time, double library_ms, bool pass, const char* library_label) {
-        wb::ResultRow row = wb::bench_row(variant, launcher, shape.text(), dtype_of(precision), time);
-        row.id = id;
-        row.flop = shape.flop();
-        const bool bf16 = precision == p1::MatmulPrecision::BF16;
-        wb::set_rate(row, "GFLOP/s", bf16 ? wb::bf16_peak_gflops(device) : p1::matmul_peak_gflops(device, precision),
-                     bf16                                     ? "BF16 peak"
-                     : precision == p1::MatmulPrecision::FP32 ? "FP32 peak"
-                                                              : "TF32 peak");
-        wb::set_reference(row, library_label, 100.0 * library_ms / time.median_ms);
-        row.status = pass ? "PASS" : "FAIL";
-        const wb::ResultRow& r = table.add(row);
-        std::printf("%-5s %-24s %6d %10.3f %12.0f %s %11.1f%%  %s\n", id, launcher.c_str(), n, r.median_ms, r.rate,
-                    peak_cell(r).c_str(), r.ref_value, r.status.c_str());
-      };
-      // Freed before the BF16 operands are made (8192 fits either way, on smaller GPUs too).
-      auto fp32_bench = std::make_unique<p1::MatmulBench>(shape, wb::kDefaultSeed);
-      p1::MatmulBench& bench = *fp32_bench;
-      const wb::BenchOptions options{2, repeat, false};
-      const wb::TimingStats fp32_library = bench.time_library(p1::MatmulPrecision::FP32, options);
-      const double tf32_library = bench.time_library(p1::MatmulPrecision::TF32, options).median_ms;
-      for (const Rung& rung : rungs()) {
-        if (!wb::arch_requirement_met(rung.arch, cc)) continue;
-        wb::MeasureSteps steps;
-        steps.verify = [&](const std::string& when) {
-          return bench.verify(rung.name + when, rung.launch, rung.precision);
-        };
-        steps.time = [&] {
-          return timed([&](const wb::BenchOptions& o) { return bench.time(rung.launch, o); }, repeat);
-        };
-        const wb::Measured m = wb::measure(steps);
-        const bool fp32 = rung.precision == p1::MatmulPrecision::FP32;
-        add(rung.id, "solution", rung.name, rung.precision, m.time, fp32 ? fp32_library.median_ms : tf32_library,
-            m.pass, fp32 ? "cuBLAS" : "cuBLAS TF32");
-      }
-      add("-", "library", "cublasSgemm", p1::MatmulPrecision::FP32, fp32_library, fp32_library.median_ms, true,
-          "cuBLAS");
-      std::fflush(stdout);
-      fp32_bench.reset();
-      if (runnable.empty()) continue;
-
-      // BF16: each runnable rung against the faster of cublasGemmEx and cublasLtMatmul on the same data.
-      p1::Bf16MatmulBench bf16(shape, wb::kDefaultSeed);
-      const p1::Bf16LibraryTiming library = bf16.time_library(wb::BenchOptions{2, repeat, false});
-      const double best = library.best_ms();
-      for (const Bf16Rung* rung : runnable) {
-        wb::MeasureSteps steps;
-        steps.verify = [&](const std::string& when) { return bf16.verify(rung->name + when, rung->launch); };
-        steps.time = [&] {
-          return timed([&](const wb::BenchOptions& o) { return bf16.time(rung->launch, o); }, repeat);
-        };
-        const wb::Measured m = wb::measure(steps);
-        add(rung->id, "solution", rung->name, p1::MatmulPrecision::BF16, m.time, best, m.pass, "cuBLAS BF16 best");
-      }
-      // "cuBLAS BF16 best" is the faster of the two; both are rows (launcher = the cuBLAS call).
-      const bool lt_best = library.lt_found && library.lt_wins();
-      add("-", "library", library.best_name(), p1::MatmulPrecision::BF16, lt_best ? library.lt : library.gemm_ex, best,
-          true, "cuBLAS BF16 best");
-      if (library.lt_found)
-        add("-", "library", lt_best ? "cublasGemmEx" : "cublasLtMatmul", p1::MatmulPrecision::BF16,
-            lt_best ? library.gemm_ex : library.lt, best, true, "cuBLAS BF16 best");
-      std::printf("      (cuBLAS BF16 best = %s)\n", library.best_name());
+      wb::run_lessons(bench, lessons, wb::LessonShape{std::to_string(n), shape.text(), nullptr}, device, table);
+      add_library_rows(shape, args.repeat, device, table);
       std::fflush(stdout);
     }
     table.write(args.out);

@@ -199,8 +199,8 @@ int run_bf16_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, Bf16Ma
       std::printf("cuBLAS BF16: cublasGemmEx %.3f ms (cuBLASLt offered no algorithm)\n", library.gemm_ex.median_ms);
   }
 
-  return report_matmul_result(lesson, launcher_name, shape, time, wb::bf16_peak_gflops(lesson.device()), "BF16 peak",
-                              library.best_ms(), "cuBLAS BF16 best", pass);
+  return report_matmul_result(lesson, launcher_name, shape, time, MatmulPrecision::BF16,
+                              wb::bf16_peak_gflops(lesson.device()), library.best_ms(), "cuBLAS BF16 best", pass);
 }
 
 void warn_mbarrier_hangs(const wb::Lesson& lesson) {

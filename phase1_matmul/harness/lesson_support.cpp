@@ -129,14 +129,15 @@ int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLaunc
   const wb::TimingStats library = bench.time_library(precision, lesson.bench_options(false));
 
   const bool fp32 = precision == MatmulPrecision::FP32;
-  return report_matmul_result(lesson, launcher_name, shape, time, matmul_peak_gflops(lesson.device(), precision),
-                              fp32 ? "FP32 peak" : "TF32 peak", library.median_ms, fp32 ? "cuBLAS" : "cuBLAS TF32",
-                              pass);
+  return report_matmul_result(lesson, launcher_name, shape, time, precision,
+                              matmul_peak_gflops(lesson.device(), precision), library.median_ms,
+                              fp32 ? "cuBLAS" : "cuBLAS TF32", pass);
 }
 
 int report_matmul_result(wb::Lesson& lesson, const char* launcher_name, const MatmulShape& shape,
-                         const wb::TimingStats& time, double peak_gflops, const char* peak_label, double library_ms,
+                         const wb::TimingStats& time, MatmulPrecision precision, double peak_gflops, double library_ms,
                          const char* library_label, bool pass) {
+  const bool fp32 = precision == MatmulPrecision::FP32, tf32 = precision == MatmulPrecision::TF32;
   wb::ResultLine line;
   line.id = lesson.id();
   line.name = launcher_name;
@@ -144,7 +145,9 @@ int report_matmul_result(wb::Lesson& lesson, const char* launcher_name, const Ma
   line.time = time;
   line.unit = wb::RateUnit::GFLOPs;
   line.rate = wb::gflop_per_s(shape.flop(), time.median_ms);
-  line.peak_label = peak_label;
+  line.flop = shape.flop();
+  line.dtype = fp32 ? "fp32" : tf32 ? "tf32" : "bf16";
+  line.peak_label = fp32 ? "FP32 peak" : tf32 ? "TF32 peak" : "BF16 peak";
   wb::set_peak(line, peak_gflops);  // 0: unknown, and the line says so
   line.ref_label = library_label;
   line.ref_value = 100.0 * library_ms / time.median_ms;

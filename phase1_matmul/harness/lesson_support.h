@@ -48,10 +48,11 @@ class MatmulBench {
 int run_matmul_lesson(wb::Lesson& lesson, const char* launcher_name, MatmulLauncher launch,
                       MatmulPrecision precision = MatmulPrecision::FP32);
 
-// The result line every matmul lesson ends with: GFLOP/s of `time`, % of `peak_gflops` (0: unknown),
-// % of the library's time measured in the same run; returns the lesson's exit status.
+// The result line every matmul lesson ends with: GFLOP/s of `time`, % of `peak_gflops` (0: unknown), the
+// peak of `precision` (FP32, TF32 or BF16, also the row's dtype), % of the library's time measured in the
+// same run; returns the lesson's exit status.
 int report_matmul_result(wb::Lesson& lesson, const char* launcher_name, const MatmulShape& shape,
-                         const wb::TimingStats& time, double peak_gflops, const char* peak_label, double library_ms,
+                         const wb::TimingStats& time, MatmulPrecision precision, double peak_gflops, double library_ms,
                          const char* library_label, bool pass);
 
 // --size as a GEMM shape: "N" (a cube) or "MxNxK", each from 1 to 65536; UsageError otherwise.

@@ -5,6 +5,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/buffer.h"
@@ -65,8 +66,11 @@ bool scan_line(wb::Lesson& lesson, const std::string& name, ScanLauncher<T> scan
   const wb::TimingStats& time = measured.time;
   const bool pass = measured.pass;
   if (!cub_verdict.empty()) wb::note_check_failure("CUB InclusiveSum", "wrong scan");
-  lesson.report(lesson.memory_bound_line(name, "n=" + wb::format_count(n), time, bytes, pass && cub_verdict.empty(),
-                                         wb::MeasuredReference{"CUB InclusiveSum", cub_gbs}));
+  wb::ResultLine line =
+      lesson.memory_bound_line(name, "n=" + wb::format_count(n), time, bytes, pass && cub_verdict.empty(),
+                               wb::MeasuredReference{"CUB InclusiveSum", cub_gbs});
+  line.dtype = std::is_same<T, int>::value ? "int32" : "fp32";
+  lesson.report(line);
   return pass && cub_verdict.empty();
 }
 

@@ -335,7 +335,9 @@ int run_spmv_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmvRun
 
   // cuSPARSE's rate over the same minimum bytes: its share is then the ratio of the two times.
   const wb::MeasuredReference cusparse{"cuSPARSE CSR", wb::gb_per_s(bytes, library.median_ms)};
-  lesson.report(lesson.memory_bound_line(launcher_name, problem.label, time, bytes, pass, cusparse));
+  wb::ResultLine line = lesson.memory_bound_line(launcher_name, problem.label, time, bytes, pass, cusparse);
+  line.flop = flop;  // the CSV's flop column: 2 nnz, for GFLOP/s
+  lesson.report(line);
   if (!lesson.options().csv) {
     // A wrong answer has no rate here either (as on the result line): only cuSPARSE's numbers.
     if (pass) std::printf("      %.1f GFLOP/s (2 nnz / time);", wb::gflop_per_s(flop, time.median_ms));

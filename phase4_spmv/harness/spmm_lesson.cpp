@@ -138,7 +138,10 @@ int run_spmm_lesson(wb::Lesson& lesson, const char* launcher_name, const SpmmRun
     // cuSPARSE's rate over the same least bytes: its share is then the ratio of the two times.
     const wb::MeasuredReference cusparse{"cuSPARSE SpMM", wb::gb_per_s(bytes, library.time.median_ms)};
     const std::string problem_label = problem.label + " k=" + std::to_string(k);
-    lesson.report(lesson.memory_bound_line(launcher_name, problem_label, time, bytes, pass && library.right, cusparse));
+    wb::ResultLine line =
+        lesson.memory_bound_line(launcher_name, problem_label, time, bytes, pass && library.right, cusparse);
+    line.flop = flop;  // the CSV's flop column: 2 nnz k, for GFLOP/s
+    lesson.report(line);
     if (!lesson.options().csv) {
       if (pass) std::printf("      %.1f GFLOP/s (2 nnz k / time);", wb::gflop_per_s(flop, time.median_ms));
       std::printf("%scuSPARSE SpMM %.3g ms, %.0f GB/s, %.1f GFLOP/s with %s, the faster (%s)\n", pass ? " " : "      ",
