@@ -74,7 +74,11 @@ Lesson::Lesson(std::string id, std::string name, std::string variant, LessonOpti
       name_(std::move(name)),
       variant_(std::move(variant)),
       options_(std::move(options)),
-      device_(std::move(device)) {}
+      device_(std::move(device)) {
+  // A benchmark runs many lessons in one process: a check failure noted by one that then stopped
+  // without a result line (a refused shape, say) must not become the next lesson's failure text.
+  pending_check_failure().clear();
+}
 
 std::size_t Lesson::size_or(std::size_t fallback) const {
   if (options_.size.empty()) return fallback;

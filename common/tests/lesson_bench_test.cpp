@@ -57,6 +57,12 @@ int failing_lesson(wb::Lesson& lesson) {
   return wb::kExitFail;
 }
 
+// Notes a check failure, then refuses the shape before any result line.
+int noting_then_refusing_lesson(wb::Lesson& lesson) {
+  wb::note_check_failure("stale_kernel", "element 7 differs");
+  throw wb::UsageError("stale cannot run on " + lesson.options().size);
+}
+
 wb::LessonRegistration lesson(wb::LessonFn fn, const char* id, const char* name, const char* arch = "") {
   return wb::LessonRegistration{fn, id, name, "solution", "a stand-in", arch};
 }
@@ -155,4 +161,14 @@ TEST_CASE("the registry lists every linked lesson in id order, with its exercise
   CHECK(mine[0].requires_arch == "90a");
   CHECK(mine[1].id == "9.12");
   CHECK(mine[1].fn == count_lesson);
+}
+
+TEST_CASE("a check failure one lesson noted does not become the next lesson's failure", "[host][lesson-bench]") {
+  Ran ran;
+  run(ran, {lesson(noting_then_refusing_lesson, "9.05", "stale"), lesson(failing_lesson, "9.06", "failing")}, "4x4");
+  const std::vector<wb::ResultRow>& rows = ran.table.rows();
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].status == "SKIP");
+  CHECK(rows[1].status == "FAIL");
+  CHECK(rows[1].note.find("stale_kernel") == std::string::npos);
 }
