@@ -9,7 +9,7 @@
 // have landed) and `empty` (both consumers are done reading). Nobody waits for anybody else except
 // through them. The grid is persistent: one block per SM walks the output tiles in grouped order,
 // so the producer already loads the next tile while the consumers write the current one out. And
-// `setmaxnreg` hands the producer's unused registers to the consumers' 128 accumulators.
+// `setmaxnreg` moves the producer's unused registers to the consumers at run time.
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in warp_specialized_kernel write the producer and the consumers' two waits on the barriers.
 // Holds 1.11's and 1.12's answers: solve them first (the wgmma batch, the epilogue, the barriers).
@@ -41,8 +41,10 @@ constexpr int kBK = 64;
 constexpr int kConsumers = 2;                     // consumer warpgroups, 64 rows of the tile each
 constexpr int kBM = 64 * kConsumers;              // block tile rows
 constexpr int kThreads = (kConsumers + 1) * 128;  // + the producer warpgroup
-// setmaxnreg budgets: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers. The producer keeps
-// a few loop counters; a consumer holds 128 accumulators (m64n256) plus addresses.
+// setmaxnreg budgets: 128 x 40 + 256 x 232 = 64512 of the SM's 65536 registers, moved between
+// warpgroups at run time. ptxas (CUDA 13.0) still compiles the whole kernel for the launch bound,
+// 65536 / 384 threads = 168 registers a thread (`-Xptxas -v`): that is the consumer's real budget for
+// its 128 accumulators (m64n256) and its addresses, and what decides a spill.
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
 
 template <int BN, int STAGES, int GROUP>
