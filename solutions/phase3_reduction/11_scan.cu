@@ -11,9 +11,9 @@
 // many tiles there are (below, under "Forward progress").
 // You decide: how many elements a thread and a tile take; how a tile finds the sum of everything before
 //             it; what a tile's status word holds, and how it is published and reset.
-// Source: Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back" (NVIDIA Technical
-// Report NVR-2016-002, 2016: read it before you design); the CUB documentation, cub::DeviceScan; Harris,
-// Sengupta & Owens, "Parallel Prefix Sum (Scan) with CUDA" (GPU Gems 3, chapter 39).
+// Source: the CUB documentation, cub::DeviceScan; Harris, Sengupta & Owens, "Parallel Prefix Sum (Scan)
+// with CUDA" (GPU Gems 3, chapter 39: scans inside a block). The paper behind the reference's one-pass
+// design is named in the first hint: its title answers the second decision below, so try first.
 // Run:   ./workbook run 3.11 [-- --size 256M]
 // Check: ./workbook check 3.11
 // Aim:   >= 100% of CUB's DeviceScan::InclusiveSum in the same run on 256M ints (1 GiB), toward 90% of a
