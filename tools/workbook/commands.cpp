@@ -167,6 +167,10 @@ bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool q
   const ProcessResult built = run_process(argv, options);
   if (built.started && built.exit_code == 0) return true;
   *errors = built.started ? extract_compile_errors(built.output) : built.output;
+  // No compiler diagnostic in the output (a missing target, a link or configure step that failed):
+  // show what the build tool said instead of an empty explanation.
+  const std::size_t keep = 2000;
+  if (errors->empty()) *errors = built.output.substr(built.output.size() > keep ? built.output.size() - keep : 0);
   return false;
 }
 
