@@ -35,8 +35,7 @@ namespace {
 // What decides correctness, whatever your design:
 // - One pass. A tile (one block's share of the input) scans its own elements, but its outputs also need
 //   the sum of every element before it, which other blocks of the same launch are adding up right now.
-//   Tiles publish what they know in status words in the workspace, and a tile reads other tiles' words,
-//   never their elements.
+//   What one tile tells another passes through the workspace, never by reading the other's elements.
 // - Forward progress. The scan must finish however many tiles there are, also when far more exist than
 //   can be resident at once. Nothing promises that blocks start in blockIdx.x order, nor that a block
 //   that has not started will ever start while every resident block is waiting. Every wait must end

@@ -123,8 +123,8 @@ void reduce_cub(const float* in, float* out, std::size_t n, float* workspace, cu
 //   floats: each out[i] is a float sum of in[0..i] in some association, so it is within
 //           i u (|in[0]| + ... + |in[i]|) of the exact sum, u = 2^-24 (Higham's bound for any order of
 //           summation, the phase's sum tolerance applied to each prefix), and exact where every partial
-//           sum is representable (small integers: n max|in| <= 2^24). Which tiles a look-back finds
-//           finished depends on timing, so the last bits may change from run to run.
+//           sum is representable (small integers: n max|in| <= 2^24). How a tile's carry is put
+//           together may depend on timing, so the last bits may change from run to run.
 // in, out: n device elements, 16-byte aligned (as cudaMalloc returns them), not overlapping: in == out
 // is not supported. n: any count (0 does nothing; 2^31 and more are fine where memory allows).
 // workspace: device memory of workspace_bytes >= scan_workspace_bytes(n) bytes, aligned as cudaMalloc
@@ -147,8 +147,7 @@ inline std::size_t scan_workspace_bytes(std::size_t n) {
 }
 
 // A single-pass scan: every element read once and written once, whatever the number of tiles and the
-// order their blocks run in (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
-// Look-back", 2016, is the design to read).
+// order their blocks run in (3.11; the paper behind its reference is named in 3.11's first hint).
 void scan_inclusive(const int* in, int* out, std::size_t n, void* workspace, std::size_t workspace_bytes,
                     cudaStream_t stream);
 void scan_inclusive_float(const float* in, float* out, std::size_t n, void* workspace, std::size_t workspace_bytes,

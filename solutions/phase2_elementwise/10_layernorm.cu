@@ -7,8 +7,8 @@
 // all there).
 // Task: layernorm_forward (elementwise.cuh): y = (x - mean) * rstd * gamma + beta over each row of a
 // rows x cols matrix, rstd = 1 / sqrt(var + eps) with the population variance, mean and rstd written
-// per row. Read x once and write y once; any rows, any cols >= 1 (32768 and beyond), any float-aligned
-// pointers.
+// per row. Read x from DRAM once and write y once (a row too long to keep on chip may be read a second
+// time); any rows, any cols >= 1 (32768 and beyond), any float-aligned pointers.
 // You decide: who owns a row; where the row waits between its statistics and its write; what each
 //             thread summarizes of its values, and how those partial statistics meet.
 // Source: Ba, Kiros & Hinton, "Layer Normalization" (2016); Welford, "Note on a Method for Calculating

@@ -8,7 +8,8 @@
 // Task: spmm_csr computes Y = A X for A in CSR (rows x cols, any row lengths, empty rows included), X
 // row-major cols x k and Y row-major rows x k, k = 64 or 128. Y arrives full of garbage and every
 // element must be written (an empty row of A gives a row of zeros). A row of 60000 entries among rows of
-// 5 must not keep one warp busy while the rest of the GPU idles.
+// 5 must not keep one warp busy while the rest of the GPU idles. Scratch memory, if your design needs
+// any, is the launcher's to allocate and free on the stream (cudaMallocAsync / cudaFreeAsync).
 // You decide: who owns a row (a warp, part of one, several rows per warp) and which columns of Y a lane
 //             owns; how rows far longer than the rest are split, and how their pieces reach Y; where a
 //             row's (col, value) pairs live while the lanes use them.
