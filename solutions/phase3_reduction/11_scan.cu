@@ -36,6 +36,7 @@ namespace {
 // - One pass. A tile (one block's share of the input) scans its own elements, but its outputs also need
 //   the sum of every element before it, which other blocks of the same launch are adding up right now.
 //   What one tile tells another passes through the workspace, never by reading the other's elements.
+//   Resetting the workspace (a memset on the stream, say) is not a pass over the data.
 // - Forward progress. The scan must finish however many tiles there are, also when far more exist than
 //   can be resident at once. Nothing promises that blocks start in blockIdx.x order, nor that a block
 //   that has not started will ever start while every resident block is waiting. Every wait must end
