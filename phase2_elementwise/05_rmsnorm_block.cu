@@ -2,7 +2,7 @@
 // 2.05 rmsnorm_block: RMSNorm with one block per row and a shared-memory reduction.
 //
 // You learn: how a block shares one row's reduction among its threads, which barriers a block-wide
-// reduction needs and who must reach them, what eps is for, and what it costs to read a row twice.
+// reduction needs and who must reach them, what eps is for, and where the bytes of a row come from.
 // Task: out[r][c] = in[r][c] * rsqrt(mean over c of in[r][c]^2 + eps) * weight[c], one block per row.
 // Write rmsnorm_block_kernel (a float4 path and a plain one) and the launch shape in rmsnorm_block.
 // Any rows and cols >= 1 (rows * cols may pass 2^31); an all-zero row gives zeros, never NaN.
@@ -12,8 +12,7 @@
 // You decide: which items of the row each thread reads, and how many bytes it has in flight;
 //             how the threads' sums meet in shared memory, and where the barriers go;
 //             how many threads a row gets, and the shared memory that takes.
-// Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019); the shared-memory tree of Mark
-// Harris, "Optimizing Parallel Reduction in CUDA".
+// Source: Zhang & Sennrich, "Root Mean Square Layer Normalization" (2019).
 // Run:   ./workbook run 2.05 [-- --size 16384x4096]
 // Check: ./workbook check 2.05
 // Aim:   >= 80% of the cudaMemcpy bandwidth at 16384 x 4096 (H100).
@@ -74,8 +73,8 @@ void rmsnorm_block(const float* in, const float* weight, float* out, int rows, i
   int threads = 32;
   std::size_t shared_bytes = 0;
   // TODO(2.05): threads for a row of cols floats (cols / 4 float4s on the float4 path): what your
-  //             kernel assumes of blockDim.x, at most 1024, for every cols >= 1; shared_bytes, what
-  //             your reduction keeps in shared memory (about 4 lines).
+  //             kernel assumes of blockDim.x, at most 1024, for every cols >= 1; shared_bytes, the
+  //             dynamic shared memory your kernel uses, if it uses any (about 4 lines).
   if (use_float4) {
     rmsnorm_block_kernel<true><<<rows, threads, shared_bytes, stream>>>(in, weight, out, cols, eps);
   } else {
@@ -89,12 +88,12 @@ void rmsnorm_block(const float* in, const float* weight, float* out, int rows, i
 namespace {
 
 // Napkin math: 4 bytes read + 4 written per element, plus the weight once: 16384 x 4096 moves
-// 537 MB, 0.18 ms at ~3 TB/s, if DRAM sees each float of in once. Pass 2 reads the row again: from
-// L1, L2 or DRAM? Count the rows your launch keeps in flight (blocks per SM x 132 SMs) times a row's
-// bytes, at 4096 and at 32768 columns, against the H100's 256 KB of L1 per SM and 50 MB of L2. What
-// limits you then is bytes in flight: a block waits at its barriers for its slowest thread's chain of
-// loads. Count the bytes one thread has requested and not yet used, times the threads an SM holds,
-// against the ~23 KB per SM at the top of this file.
+// 537 MB, 0.18 ms at ~3 TB/s, if DRAM sees each float of in once. Can a row wait on chip until its
+// scale is known, and if it is read again, from L1, L2 or DRAM? Count the rows your launch keeps in
+// flight (blocks per SM x 132 SMs) times a row's bytes, at 4096 and at 32768 columns, against the
+// H100's 256 KB of L1 per SM and 50 MB of L2. What limits you then is bytes in flight: a block waits
+// at its barriers for its slowest thread's chain of loads. Count the bytes one thread has requested
+// and not yet used, times the threads an SM holds, against the ~23 KB per SM at the top of this file.
 int rmsnorm_block_lesson(wb::Lesson& lesson) {
   return p2::rmsnorm_lesson(lesson, "rmsnorm_block", rmsnorm_block);
 }

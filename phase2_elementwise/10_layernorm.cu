@@ -12,8 +12,7 @@
 // You decide: who owns a row; where the row waits between its statistics and its write; what each
 //             thread summarizes of its values, and how those partial statistics meet.
 // Source: Ba, Kiros & Hinton, "Layer Normalization" (2016); Welford, "Note on a Method for Calculating
-// Corrected Sums of Squares and Products" (1962); Chan, Golub & LeVeque, "Algorithms for Computing the
-// Sample Variance: Analysis and Recommendations" (1983).
+// Corrected Sums of Squares and Products" (1962).
 // Run:   ./workbook run 2.10 [-- --size 16384x4096]
 // Check: ./workbook check 2.10
 // Aim:   >= 85% of memcpy at 16384 x 4096 (H100), and at or above PyTorch's F.layer_norm at every
@@ -39,8 +38,7 @@ namespace {
 // - Constant rows: x - mean must come out exactly 0, so that y = beta exactly and rstd = 1 / sqrt(eps).
 // - Lanes and threads without data still reach every full-mask shuffle and every __syncthreads, with a
 //   partial that changes nothing. Offsets in size_t: rows * cols may pass 2^31.
-// - Speed: x from DRAM once, at every row length. gamma and beta are read by every row: they stay in
-//   L1 and L2.
+// - Speed: x from DRAM once, at every row length; gamma and beta are read by every row.
 // TODO(2.10): write the kernel(s) that layernorm_forward launches, and what they need: for each row,
 //             its statistics from one read of x, then the row's mean and rstd once and every y of
 //             the row once, within the constraints above (about 200 lines).
