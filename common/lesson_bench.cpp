@@ -86,4 +86,19 @@ void run_lessons(const LessonBench& bench, const std::vector<LessonRegistration>
   }
 }
 
+PhaseBench start_phase_bench(int phase, const BenchToolArgs& args) {
+  const DeviceInfo device = query_device(0);
+  BenchTable::check_writable(args.out);
+  std::printf("%s\n", describe(device).c_str());
+  PhaseBench run{device, runnable_phase_lessons(registered_lessons(), phase, 10 * device.cc_major + device.cc_minor),
+                 LessonBench{}, BenchTable(device.name)};
+  run.bench.repeat = args.repeat;
+  return run;
+}
+
+int PhaseBench::finish(const std::string& out) const {
+  table.write(out);
+  return table.all_pass() ? kExitPass : kExitFail;
+}
+
 }  // namespace wb

@@ -58,4 +58,20 @@ std::vector<LessonRegistration> runnable_phase_lessons(const std::vector<LessonR
 void run_lessons(const LessonBench& bench, const std::vector<LessonRegistration>& lessons, const LessonShape& shape,
                  const DeviceInfo& device, BenchTable& table);
 
+// What every phase benchmark starts from: device 0 (its line printed), the lessons of the phase it can
+// run (runnable_phase_lessons), a LessonBench with --repeat, and the table of rows, --out checked
+// writable before anything runs (start_phase_bench). run() hands one shape to every lesson; finish()
+// writes the CSV and gives the benchmark's exit status.
+struct PhaseBench {
+  DeviceInfo device;
+  std::vector<LessonRegistration> lessons;
+  LessonBench bench;
+  BenchTable table;
+
+  void run(const LessonShape& shape) { run_lessons(bench, lessons, shape, device, table); }
+  int finish(const std::string& out) const;  // kExitPass when no row failed, else kExitFail
+};
+
+PhaseBench start_phase_bench(int phase, const BenchToolArgs& args);
+
 }  // namespace wb

@@ -104,27 +104,19 @@ int main(int argc, char** argv) {
     return "";
   };
   return wb::run_bench_tool(kTool, argc, argv, take_sizes, [&sizes](const wb::BenchToolArgs& args) {
-    const wb::DeviceInfo device = wb::query_device(0);
-    wb::BenchTable::check_writable(args.out);
-    wb::BenchTable table(device.name);
-    std::printf("%s\n", wb::describe(device).c_str());
     // The rungs this GPU cannot run (1.09 and 1.10 need sm_80, 1.11-1.14 Hopper) are skipped, said once.
-    const std::vector<wb::LessonRegistration> lessons =
-        wb::runnable_phase_lessons(wb::registered_lessons(), 1, 10 * device.cc_major + device.cc_minor);
+    wb::PhaseBench run = wb::start_phase_bench(1, args);
     std::printf("%-5s %-28s %-14s %10s %12s %10s %12s  %s\n", "id", "launcher", "size", "ms", "GFLOP/s", "% peak",
                 "% of cuBLAS", "check");
-    wb::LessonBench bench;
-    bench.repeat = args.repeat;
-    bench.warmup = 1;  // the naive rungs take seconds a run at 8192
-    bench.keep = bench_keeps;
-    bench.print = print_row;
+    run.bench.warmup = 1;  // the naive rungs take seconds a run at 8192
+    run.bench.keep = bench_keeps;
+    run.bench.print = print_row;
     for (int n : sizes) {
       const p1::MatmulShape shape{n, n, n};
-      wb::run_lessons(bench, lessons, wb::LessonShape{std::to_string(n), shape.text(), nullptr}, device, table);
-      add_library_rows(shape, args.repeat, device, table);
+      run.run(wb::LessonShape{std::to_string(n), shape.text(), nullptr});
+      add_library_rows(shape, args.repeat, run.device, run.table);
       std::fflush(stdout);
     }
-    table.write(args.out);
-    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
+    return run.finish(args.out);
   });
 }

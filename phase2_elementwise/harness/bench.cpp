@@ -67,19 +67,10 @@ int main(int argc, char** argv) {
     return wb::parse_count_list(value, &cols_list, false) ? "" : "--cols needs counts like 1024,4096";
   };
   return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
-    const wb::DeviceInfo device = wb::query_device(0);
-    wb::BenchTable::check_writable(args.out);
-    wb::BenchTable table(device.name);
-    std::printf("%s\n", wb::describe(device).c_str());
-    const std::vector<wb::LessonRegistration> lessons =
-        wb::runnable_phase_lessons(wb::registered_lessons(), 2, 10 * device.cc_major + device.cc_minor);
-    wb::LessonBench bench;
-    bench.repeat = args.repeat;
-    bench.keep = bench_keeps;
-    bench.print = print_row;
-    for (const wb::LessonShape& shape : shapes(elements, cols_list))
-      wb::run_lessons(bench, lessons, shape, device, table);
-    table.write(args.out);
-    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
+    wb::PhaseBench run = wb::start_phase_bench(2, args);
+    run.bench.keep = bench_keeps;
+    run.bench.print = print_row;
+    for (const wb::LessonShape& shape : shapes(elements, cols_list)) run.run(shape);
+    return run.finish(args.out);
   });
 }

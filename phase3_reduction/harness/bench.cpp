@@ -112,22 +112,13 @@ int main(int argc, char** argv) {
     return wb::parse_count_list(value, &elements, false) ? "" : "--elements needs counts like 256M,16M";
   };
   return wb::run_bench_tool(kTool, argc, argv, take_elements, [&elements](const wb::BenchToolArgs& args) {
-    const wb::DeviceInfo device = wb::query_device(0);
-    wb::BenchTable::check_writable(args.out);
-    wb::BenchTable table(device.name);
-    std::printf("%s\n", wb::describe(device).c_str());
-    const std::vector<wb::LessonRegistration> lessons =
-        wb::runnable_phase_lessons(wb::registered_lessons(), 3, 10 * device.cc_major + device.cc_minor);
-    wb::LessonBench bench;
-    bench.repeat = args.repeat;
-    bench.keep = bench_keeps;
-    bench.print = print_row;
+    wb::PhaseBench run = wb::start_phase_bench(3, args);
+    run.bench.keep = bench_keeps;
+    run.bench.print = print_row;
     for (std::size_t n : elements) {
-      add_library_rows(n, wb::BenchOptions{bench.warmup, bench.repeat, true}, device, table);
-      wb::run_lessons(bench, lessons, wb::LessonShape{std::to_string(n), "n=" + wb::format_count(n), nullptr}, device,
-                      table);
+      add_library_rows(n, wb::BenchOptions{run.bench.warmup, run.bench.repeat, true}, run.device, run.table);
+      run.run(wb::LessonShape{std::to_string(n), "n=" + wb::format_count(n), nullptr});
     }
-    table.write(args.out);
-    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
+    return run.finish(args.out);
   });
 }

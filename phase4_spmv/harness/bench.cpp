@@ -115,25 +115,17 @@ int main(int argc, char** argv) {
     return "";
   };
   return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
-    const wb::DeviceInfo device = wb::query_device(0);
-    wb::BenchTable::check_writable(args.out);
-    wb::BenchTable table(device.name);
-    std::printf("%s\n", wb::describe(device).c_str());
-    const std::vector<wb::LessonRegistration> lessons =
-        wb::runnable_phase_lessons(wb::registered_lessons(), 4, 10 * device.cc_major + device.cc_minor);
-    wb::LessonBench bench;
-    bench.repeat = args.repeat;
-    bench.print = print_row;
+    wb::PhaseBench run = wb::start_phase_bench(4, args);
+    run.bench.print = print_row;
     for (const std::string& gen : generators) {
-      const std::string label = add_library_rows(gen, static_cast<int>(rows),
-                                                 wb::BenchOptions{bench.warmup, bench.repeat, true}, device, table);
+      const std::string label =
+          add_library_rows(gen, static_cast<int>(rows), wb::BenchOptions{run.bench.warmup, run.bench.repeat, true},
+                           run.device, run.table);
       // The lessons read the generator from the phase's matrix options (--gen), and the rows from --size.
-      const wb::LessonShape shape{std::to_string(rows), label, [gen] {
-                                    p4::spmv_matrix_options() = p4::SpmvMatrixOptions{"", gen, ""};
-                                  }};
-      wb::run_lessons(bench, lessons, shape, device, table);
+      run.run(wb::LessonShape{std::to_string(rows), label, [gen] {
+                                p4::spmv_matrix_options() = p4::SpmvMatrixOptions{"", gen, ""};
+                              }});
     }
-    table.write(args.out);
-    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
+    return run.finish(args.out);
   });
 }

@@ -157,6 +157,11 @@ bool skipped_for_requirement(const Exercise& exercise, const std::string& output
          contains(output, "SKIPPED: " + exercise.id + " " + exercise.name + " needs");
 }
 
+// The last `chars` characters of `text` (all of it when shorter).
+std::string tail(const std::string& text, std::size_t chars) {
+  return text.substr(text.size() > chars ? text.size() - chars : 0);
+}
+
 }  // namespace
 
 bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, std::string* errors) {
@@ -169,8 +174,7 @@ bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool q
   *errors = built.started ? extract_compile_errors(built.output) : built.output;
   // No compiler diagnostic in the output (a missing target, a link or configure step that failed):
   // show what the build tool said instead of an empty explanation.
-  const std::size_t keep = 2000;
-  if (errors->empty()) *errors = built.output.substr(built.output.size() > keep ? built.output.size() - keep : 0);
+  if (errors->empty()) *errors = tail(built.output, 2000);
   return false;
 }
 
@@ -336,10 +340,6 @@ std::string crash_words(const CTestRun& run) {
 // "300 s", from ctest's "Test timeout computed to be" line, or "its time limit" where ctest did not say.
 std::string limit_words(const CTestRun& run) {
   return run.timeout_s > 0 ? std::to_string(run.timeout_s) + " s" : "its time limit";
-}
-
-std::string tail(const std::string& text, std::size_t chars) {
-  return text.substr(text.size() > chars ? text.size() - chars : 0);
 }
 
 // One grade in progress: what its steps share.
