@@ -109,7 +109,7 @@ void attention_flash_decoding(const float* Q, const float* K, const float* V, fl
                               const AttentionShape& shape, int splits, float* workspace, cudaStream_t stream);
 
 // The partials of 5.06: (d + 2) floats for every (head, query row, split), heads x seq_q x splits x
-// (d + 2) floats: 2.2 MB at 32 heads, 1 query, 132 splits and d 128, against 1 GiB of K and V.
+// (d + 2) floats: 16.6 KB per split at 32 heads, 1 query and d 128, against 1 GiB of K and V.
 std::size_t attention_decoding_workspace_elements(const AttentionShape& shape, int splits);
 
 // 5.06's split count for `shape` on a GPU with `sm_count` multiprocessors: enough warps to keep every

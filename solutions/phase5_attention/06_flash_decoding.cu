@@ -5,12 +5,14 @@
 // run 32 blocks on 132 SMs) and how to get it back: cut each head's keys into splits, let each warp
 // turn its split into a partial softmax (m, l, unnormalized output), then merge the partials of a row
 // with 2.08's online-softmax merge; how to choose the split count from the shape and the SM count;
-// and how a memory-bound kernel keeps enough 16-byte loads in flight to run at the copy's speed.
-// Task: write the split count, a split's key range, the causal end of a decoding query, the partial's
-// store and the merge. The per-split loop (5.03's online softmax, one warp wide) is given: fold_step
-// holds 5.03's answer, so solve 5.03 first.
-// You decide: how many splits a shape gets on a GPU of sm_count SMs; where each split's keys begin and
-//             end; how two partials against different maxima become one.
+// and, reading the given split kernel, how a memory-bound kernel keeps enough 16-byte loads in flight.
+// Task: write the split count and its two limits, a split's key range, the causal end of a decoding
+// query, where the partials live in the workspace (their store and the merge's read), and the merge.
+// The per-split loop (5.03's online softmax, one warp wide) is given: fold_step holds 5.03's answer,
+// so solve 5.03 first.
+// You decide: how many splits a shape gets on a GPU of sm_count SMs, and which limit gives way; where
+//             each split's keys begin and end; the order of the partials in the workspace; how two
+//             partials against different maxima become one.
 // Source: Dao, Haziza, Massa, Sizov, "Flash-Decoding for long-context inference" (2023): 2.08's online-softmax
 // merge applied across splits of the KV cache.
 // Run:   ./workbook run 5.06 [-- --size 32x1x32768x128]
@@ -37,11 +39,14 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxRowsPerWarp = 8;  // query rows that share one pass over the keys (seq_q > 8: groups)
 constexpr int kLoadsPerStep = 8;    // 16-byte loads of K, and as many of V, in flight per lane per step
-// The split count pulls two ways. More splits, more warps (heads x query groups x splits): an SM
-// needs about kWarpsPerSm of them to keep its loads in flight (each warp has 16 x 16 bytes per lane
-// outstanding: 8 KiB). Fewer splits, fewer partials: a split's partial (d + 2 floats per row) and its
-// share of the merge should stay a small fraction of what it reads (0.4% at kMinKeysPerSplit keys).
-// Where the two cannot both hold (few heads, or few keys), which gives way?
+// The split count pulls two ways. More splits, more warps (heads x query groups x splits): each warp
+// has 16 x 16 bytes per lane outstanding (8 KiB), and an SM needs enough of them to cover DRAM's
+// latency (2.01's Little's law). Fewer splits, fewer partials: a split's partial (d + 2 floats per
+// row, stored and read once more) and its share of the merge should stay a small fraction of the
+// 2 x d floats per key it reads. Where the two cannot both hold (few heads, or few keys), which gives
+// way? The lesson prints both limits beside the count it gets.
+// 16 warps are 128 KiB in flight per SM, several times the ~23 KB that ~3 TB/s x ~1 us spread over
+// 132 SMs asks for; 128 keys make a partial 0.4% of what its split reads.
 constexpr int kWarpsPerSm = 16;
 constexpr int kMinKeysPerSplit = 128;
 
@@ -67,8 +72,8 @@ int query_groups(int seq_q) {
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // The workspace: one slot per (query row of all heads, split), holding the split's unnormalized output
-// acc (d floats, in part_o) and its (m, l) pair (in part_ml); decoding_merge_kernel reads them, so
-// store_partial must write each where it reads. An empty split (no key visible to the row) is (-inf,
+// acc (d floats, in part_o) and its (m, l) pair (in part_ml), in an order you choose: store_partial
+// writes a slot where decoding_merge_kernel reads it. An empty split (no key visible to the row) is (-inf,
 // 0) with acc = 0: 2.08's empty state, which a merge must leave alone.
 struct KeyRange {
   int begin, end;  // keys [begin, end)
@@ -133,8 +138,7 @@ __device__ void fold_step(const float (&s)[kLoadsPerStep], const float4 (&v)[kLo
 
 // Stores this warp's partials, for the rows of its group that exist (q0 + r < seq_q), in the slots
 // the merge reads: every split writes its slot, an empty one included, because the merge reads them all.
-// Lanes that hold the same columns (at d = 64, both half-warps after the final combine) hold the same
-// values, so one of them stores.
+// At d = 64 both half-warps hold the same four columns after the final combine.
 template <int D, int R>
 __device__ void store_partial(const float (&m)[R], const float (&l)[R], const float4 (&acc)[R], float* part_o,
                               float2* part_ml, std::size_t head, int q0, int seq_q, int split, int splits) {
