@@ -46,9 +46,10 @@ std::vector<wb::LessonShape> shapes(const std::vector<std::size_t>& elements, co
   return all;
 }
 
-// Only the lines on the shape asked for.
+// Only the lines on the shape asked for, including those that name the path they took on it after a
+// dash (2.09's "4096x16384-fallback").
 bool bench_keeps(const wb::ResultRow& row, const wb::LessonShape& shape) {
-  return row.shape == shape.label;
+  return row.shape == shape.label || row.shape.rfind(shape.label + "-", 0) == 0;
 }
 
 void print_row(const wb::ResultRow& r) {
