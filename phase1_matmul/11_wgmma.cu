@@ -12,7 +12,7 @@
 // must not move its own accesses to the accumulators into that window (hopper.cuh, PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
-// Holds 1.10's answer: solve 1.10 first (its cp.async ring's refill is given here).
+// Holds 1.10's answer: solve 1.10 first (its cp.async ring's prologue is given here).
 // You decide: how a 64-column stage becomes k16 products through descriptors; which fence, commit and
 //             wait go where around a batch, and so when a stage may be refilled; which accesses to acc
 //             need the compiler's fence, on which side of the asynchronous window.
@@ -74,10 +74,10 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
   for (int kt = 0; kt < k_tiles; ++kt) {
     // TODO(1.11): make tile kt readable by the tensor cores, as 1.10 made it readable by ldmatrix,
     //             plus what wgmma needs beyond that: it reads shared memory through the async proxy,
-    //             and cp.async wrote it through the generic one (hopper.cuh) (about 3 lines).
-    const int next = kt + STAGES - 1;
-    if (next < k_tiles) load_stage(next % STAGES, next);
-    cp_async_commit();
+    //             and cp.async wrote it through the generic one (hopper.cuh). Then start a later
+    //             tile's loads (load_stage) into a stage that no batch can still be reading: which
+    //             one depends on how many batches your waits leave in flight (about 5 lines).
+    cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right
 
     // TODO(1.11): add this warpgroup's 64 x BN product of stage kt % STAGES, all 64 of its K columns,
     //             to acc with Mma::mma, both operands through smem_descriptor_sw128. The tensor cores

@@ -103,9 +103,8 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         // commit_group makes one wgmma-group per warpgroup, so when any thread's wait_group returns, the
         // whole batch that read this stage (all 64 rows) is done. wait_group is .sync.aligned: every
         // thread of the warpgroup executes it, never a branch of them (PTX ISA 9.1, 9.7.15.7.2-3).
-        // TODO(1.13): release the stage to the producer, but not before this warpgroup's wgmma
-        //             are done reading it; empty[] expects one arrival per consumer warpgroup
-        //             (about 3 lines).
+        // TODO(1.13): release a stage to the producer once this warpgroup's wgmma are done reading
+        //             it, with the arrivals empty[] was initialised to expect (about 3 lines).
       }
       // Epilogue straight from registers; the producer is already loading the next tile's stages.
       const int m0 = tile.m * kBM, n0 = tile.n * BN;

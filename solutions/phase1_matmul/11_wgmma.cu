@@ -12,7 +12,7 @@
 // must not move its own accesses to the accumulators into that window (hopper.cuh, PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
-// Holds 1.10's answer: solve 1.10 first (its cp.async ring's refill is given here).
+// Holds 1.10's answer: solve 1.10 first (its cp.async ring's prologue is given here).
 // You decide: how a 64-column stage becomes k16 products through descriptors; which fence, commit and
 //             wait go where around a batch, and so when a stage may be refilled; which accesses to acc
 //             need the compiler's fence, on which side of the asynchronous window.
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     __syncthreads();  // every chunk of tile kt is in, and every warpgroup is done with tile kt - 1
     const int next = kt + STAGES - 1;
     if (next < k_tiles) load_stage(next % STAGES, next);
-    cp_async_commit();
+    cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right
 
     // This warpgroup's 64 rows of the A tile, and the whole B tile: 1024-byte aligned both.
     const __nv_bfloat16* a_tile = As + (kt % STAGES) * BM * kBK + warpgroup * 64 * kBK;
