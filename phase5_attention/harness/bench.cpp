@@ -204,307 +204,355 @@ bool fits(std::size_t floats) {
   return 4.0 * static_cast<double>(floats) < 0.9 * static_cast<double>(free_bytes) - 256.0 * wb::MiB;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The bench's options beyond --repeat and --out.
+struct Options {
   std::vector<std::size_t> seqs = {1024, 4096, 16384}, dims = {64, 128}, caches = {32768};
   std::size_t total_rows = 64 * 1024;
   std::vector<std::pair<std::size_t, std::size_t>> cross = {{1024, 4096}, {4096, 1024}};
-  auto take_option = [&](const std::string& name, const std::string& value) -> std::string {
-    if (name == "--cross") {
-      // SEQQxSEQK pairs, comma-separated; "none" for no cross rows.
-      cross.clear();
-      if (value == "none") return "";
-      const std::string wanted = "--cross needs SEQQxSEQK pairs like 1024x4096,4096x1024 (or none)";
-      std::size_t begin = 0;
-      while (begin <= value.size()) {
-        const std::size_t comma = std::min(value.find(',', begin), value.size());
-        std::vector<std::size_t> pair;
-        if (!wb::parse_dim_list(value.substr(begin, comma - begin), &pair) || pair.size() != 2 || pair[0] < 1 ||
-            pair[1] < 1 || pair[0] > (std::size_t(1) << 20) || pair[1] > (std::size_t(1) << 20))
-          return wanted + " (each from 1 to 1M)";
-        cross.emplace_back(pair[0], pair[1]);
-        begin = comma + 1;
-      }
-      return "";
-    }
-    if (name == "--seqs")
-      return wb::parse_count_list(value, &seqs, false) ? "" : "--seqs needs sequence lengths like 1024,4096";
-    if (name == "--cache")
-      return wb::parse_count_list(value, &caches, false) ? "" : "--cache needs KV cache lengths like 32768";
-    if (name == "--rows")
-      return wb::parse_count(value, &total_rows, false) && total_rows <= (std::size_t(1) << 24)
-                 ? ""
-                 : "--rows needs a count of query rows from 1 to 16M, like 64K";
-    if (!wb::parse_count_list(value, &dims, false)) return "--dims needs 64, 128 or 64,128";
-    for (std::size_t d : dims)
-      if (d != 64 && d != 128) return "--dims takes the head dimensions 64 and 128 only";
-    return "";
-  };
-  return wb::run_bench_tool(kTool, argc, argv, take_option, [&](const wb::BenchToolArgs& args) {
-    const wb::DeviceInfo device = wb::query_device(0);
-    const wb::BenchOptions compute{2, args.repeat, false}, memory{2, args.repeat, true};
-    // 5.05 runs BF16 mma.sync: sm_80 or newer (its solution object holds no code for older GPUs); 5.08
-    // wgmma and TMA: Hopper only (sm_90a code).
-    const int cc = 10 * device.cc_major + device.cc_minor;
-    const bool tensor_cores = wb::arch_requirement_met("80", cc), hopper = wb::arch_requirement_met("90a", cc);
-    const double fp32_peak = wb::fp32_peak_gflops(device), bf16_peak = wb::bf16_peak_gflops(device);
-    wb::BenchTable::check_writable(args.out);
-    std::printf("%s\n", wb::describe(device).c_str());
-    for (std::size_t s : seqs)
-      if (s > (std::size_t(1) << 20)) throw wb::UsageError("--seqs: at most 1M");
-    for (std::size_t s : caches)
-      if (s > (std::size_t(1) << 24)) throw wb::UsageError("--cache: at most 16M keys");
-    std::vector<Row> results;
-    auto print = [&](const Row& r) {
-      if (r.status == "SKIP") {
-        std::printf("%-5s %-28s %-24s skipped: %s\n", r.id.c_str(), r.kernel.c_str(), shape_text(r.shape).c_str(),
-                    r.note.c_str());
-      } else if (r.memcpy_gbs > 0) {
-        const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
-        std::printf("%-5s %-28s %-24s %9.3f ms %7.0f GB/s %4.0f%% of memcpy", r.id.c_str(), r.kernel.c_str(),
-                    shape_text(r.shape).c_str(), r.time.median_ms, gbps, 100.0 * gbps / r.memcpy_gbs);
-        if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
-        std::printf("  %s\n", r.status.c_str());
-      } else {
-        const double gflops = wb::gflop_per_s(r.flop, r.time.median_ms), peak = r.bf16 ? bf16_peak : fp32_peak;
-        std::printf("%-5s %-28s %-24s %9.3f ms %7.2f TFLOP/s ", r.id.c_str(), r.kernel.c_str(),
-                    shape_text(r.shape).c_str(), r.time.median_ms, gflops / 1000);
-        // A peak the tables lack (a new architecture) is said to be unknown, not printed as 0%.
-        if (peak > 0)
-          std::printf("%4.0f%% %s", 100.0 * gflops / peak, r.bf16 ? "BF16 peak" : "FP32 peak");
-        else
-          std::printf("%s unknown", r.bf16 ? "BF16 peak" : "FP32 peak");
-        if (r.cublas_ms > 0) std::printf("  %5.2fx of %s", r.cublas_ms / r.time.median_ms, r.yardstick.c_str());
-        std::printf("  %s\n", r.status.c_str());
-      }
-      std::fflush(stdout);
-    };
-    // Checks, times (checks again) and records one kernel; the 5.02 row's time becomes the yardstick of
-    // the rows after it.
-    auto measure = [&](Problem& p, const char* id, const char* name, const p5::AttentionKernel& kernel,
-                       float* workspace, bool memory_bound, double* cublas_ms) {
-      Row r;
-      r.id = id;
-      r.kernel = name;
-      r.shape = p.shape;
-      r.flop = p.shape.flop();
-      r.bytes = 4.0 * (2.0 * static_cast<double>(p.shape.k_elements()) +
-                       2.0 * static_cast<double>(p.shape.q_elements()) + static_cast<double>(p.shape.l_elements()));
-      wb::MeasureSteps steps;
-      steps.verify = [&](const std::string& when) { return p.check(name + when, kernel, workspace); };
-      steps.time = [&] {
-        return wb::bench(nullptr, memory_bound ? memory : compute, [&] {
-          kernel(p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.l.data(), p.shape, workspace, nullptr);
-        });
-      };
-      const wb::Measured m = wb::measure(steps);
-      r.time = m.time;
-      r.status = m.pass ? "PASS" : "FAIL";
-      if (std::string(id) == "5.02") *cublas_ms = r.time.median_ms;
-      r.cublas_ms = *cublas_ms;
-      if (memory_bound) r.memcpy_gbs = 1;  // filled in below, once per byte count
-      results.push_back(r);
-    };
-    // 5.05: the same on the BF16 copy of the problem's data.
-    auto measure_bf16 = [&](Problem& p, const char* id, const char* name, Bf16AttentionLauncher launch,
-                            double cublas_ms) {
-      Row r;
-      r.id = id;
-      r.kernel = name;
-      r.shape = p.shape;
-      r.flop = p.shape.flop();
-      r.bf16 = true;
-      r.bytes =
-          2.0 * (2.0 * static_cast<double>(p.shape.k_elements()) + 2.0 * static_cast<double>(p.shape.q_elements())) +
-          4.0 * static_cast<double>(p.shape.l_elements());
-      r.note = "BF16 Q K V and O";
-      Problem::Bf16Data& b = p.bf16_data();
-      wb::MeasureSteps steps;
-      steps.verify = [&](const std::string& when) { return p.check(name + when, launch); };
-      steps.time = [&] {
-        return wb::bench(nullptr, compute,
-                         [&] { launch(b.q.data(), b.k.data(), b.v.data(), b.o.data(), p.l.data(), p.shape, nullptr); });
-      };
-      const wb::Measured m = wb::measure(steps);
-      r.time = m.time;
-      r.status = m.pass ? "PASS" : "FAIL";
-      r.cublas_ms = cublas_ms;
-      results.push_back(r);
-    };
-    auto skip = [&](const AttentionShape& shape, const char* id, const char* name, const std::string& why) {
-      Row r;
-      r.id = id;
-      r.kernel = name;
-      r.shape = shape;
-      r.status = "SKIP";
-      r.note = why;
-      results.push_back(r);
-      print(r);
-    };
+};
 
-    // Attention on one shape: the unfused paths, then the flash kernels, without and (square shapes) with
-    // the causal mask. heads = --rows / seq_q, at least two 64-row query tiles per SM.
-    auto attention_rows = [&](int seq_q, int seq_k, int d) {
-      AttentionShape shape;
-      shape.seq_q = seq_q;
-      shape.seq_k = seq_k;
-      shape.d = d;
-      const long long tiles = wb::ceil_div(static_cast<long long>(seq_q), 64LL);
-      shape.heads =
-          static_cast<int>(std::max<long long>({1, static_cast<long long>(total_rows / static_cast<std::size_t>(seq_q)),
-                                                wb::ceil_div(2LL * device.sm_count, tiles)}));
-      Problem p(shape, wb::kDefaultSeed);
-      const std::size_t scores = attention_scores_elements(shape);
-      std::unique_ptr<wb::DeviceBuffer<float>> workspace;
-      std::string no_scores;
-      if (fits(scores)) {
-        try {
-          workspace = std::make_unique<wb::DeviceBuffer<float>>(scores);
-        } catch (const wb::CudaError& e) {
-          no_scores = e.what();
-        }
-      } else {
-        char why[96];
-        std::snprintf(why, sizeof why, "the scores need %.1f GiB: more than the GPU has free",
-                      4.0 * static_cast<double>(scores) / static_cast<double>(wb::GiB));
-        no_scores = why;
+// --cross: SEQQxSEQK pairs, comma-separated; "none" for no cross rows. "" when accepted, else why not.
+std::string parse_cross(const std::string& value, std::vector<std::pair<std::size_t, std::size_t>>* cross) {
+  cross->clear();
+  if (value == "none") return "";
+  const std::string wanted = "--cross needs SEQQxSEQK pairs like 1024x4096,4096x1024 (or none)";
+  std::size_t begin = 0;
+  while (begin <= value.size()) {
+    const std::size_t comma = std::min(value.find(',', begin), value.size());
+    std::vector<std::size_t> pair;
+    if (!wb::parse_dim_list(value.substr(begin, comma - begin), &pair) || pair.size() != 2 || pair[0] < 1 ||
+        pair[1] < 1 || pair[0] > (std::size_t(1) << 20) || pair[1] > (std::size_t(1) << 20))
+      return wanted + " (each from 1 to 1M)";
+    cross->emplace_back(pair[0], pair[1]);
+    begin = comma + 1;
+  }
+  return "";
+}
+
+std::string take_option(Options& o, const std::string& name, const std::string& value) {
+  if (name == "--cross") return parse_cross(value, &o.cross);
+  if (name == "--seqs")
+    return wb::parse_count_list(value, &o.seqs, false) ? "" : "--seqs needs sequence lengths like 1024,4096";
+  if (name == "--cache")
+    return wb::parse_count_list(value, &o.caches, false) ? "" : "--cache needs KV cache lengths like 32768";
+  if (name == "--rows")
+    return wb::parse_count(value, &o.total_rows, false) && o.total_rows <= (std::size_t(1) << 24)
+               ? ""
+               : "--rows needs a count of query rows from 1 to 16M, like 64K";
+  if (!wb::parse_count_list(value, &o.dims, false)) return "--dims needs 64, 128 or 64,128";
+  for (std::size_t d : o.dims)
+    if (d != 64 && d != 128) return "--dims takes the head dimensions 64 and 128 only";
+  return "";
+}
+
+// One run of the bench: the device, what it can run, and the rows so far. Each public step adds the
+// rows of one kind of shape and prints them as it goes; finish() writes the CSV.
+class Phase5Bench {
+ public:
+  Phase5Bench(const Options& options, const wb::BenchToolArgs& args)
+      : options_(options),
+        device_(wb::query_device(0)),
+        cc_(10 * device_.cc_major + device_.cc_minor),
+        // 5.05 runs BF16 mma.sync: sm_80 or newer (its solution object holds no code for older GPUs);
+        // 5.08 wgmma and TMA: Hopper only (sm_90a code).
+        tensor_cores_(wb::arch_requirement_met("80", cc_)),
+        hopper_(wb::arch_requirement_met("90a", cc_)),
+        repeat_(args.repeat),
+        compute_{2, args.repeat, false},
+        memory_{2, args.repeat, true} {
+    wb::BenchTable::check_writable(args.out);
+    std::printf("%s\n", wb::describe(device_).c_str());
+    for (std::size_t seq : options.seqs)
+      if (seq > (std::size_t(1) << 20)) throw wb::UsageError("--seqs: at most 1M");
+    for (std::size_t seq : options.caches)
+      if (seq > (std::size_t(1) << 24)) throw wb::UsageError("--cache: at most 16M keys");
+  }
+
+  void attention(int seq_q, int seq_k, int d);
+  void decoding(int seq_k, int d);
+  void backward(int seq, int d, bool causal);
+
+  int finish(const std::string& out) const {
+    wb::BenchTable table(device_.name);
+    for (const Row& r : results_) table.add(result_row(r, device_));
+    table.write(out);
+    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
+  }
+
+ private:
+  // heads = --rows / seq_q, at least two 64-row query tiles per SM.
+  int heads_for(long long seq_q) const {
+    const long long tiles = wb::ceil_div(seq_q, 64LL);
+    return static_cast<int>(std::max<long long>(
+        {1, static_cast<long long>(options_.total_rows) / seq_q, wb::ceil_div(2LL * device_.sm_count, tiles)}));
+  }
+  void print(const Row& r) const;
+  void measure(Problem& p, const char* id, const char* name, const p5::AttentionKernel& kernel, float* workspace,
+               bool memory_bound, double* cublas_ms);
+  void measure_bf16(Problem& p, const char* id, const char* name, Bf16AttentionLauncher launch, double cublas_ms);
+  void skip(const AttentionShape& shape, const char* id, const char* name, const std::string& why) {
+    Row r;
+    r.id = id;
+    r.kernel = name;
+    r.shape = shape;
+    r.status = "SKIP";
+    r.note = why;
+    results_.push_back(r);
+    print(r);
+  }
+  // The flash kernels of one mask on one shape, after the unfused paths have set cublas_ms.
+  void flash_rows(Problem& p, bool causal, bool is_cross, double cublas_ms);
+
+  Options options_;
+  wb::DeviceInfo device_;
+  int cc_;
+  bool tensor_cores_, hopper_;
+  int repeat_;
+  wb::BenchOptions compute_, memory_;
+  std::vector<Row> results_;
+};
+
+void Phase5Bench::print(const Row& r) const {
+  const std::string shape = shape_text(r.shape);
+  if (r.status == "SKIP") {
+    std::printf("%-5s %-28s %-24s skipped: %s\n", r.id.c_str(), r.kernel.c_str(), shape.c_str(), r.note.c_str());
+  } else if (r.memcpy_gbs > 0) {
+    const double gbps = wb::gb_per_s(r.bytes, r.time.median_ms);
+    std::printf("%-5s %-28s %-24s %9.3f ms %7.0f GB/s %4.0f%% of memcpy", r.id.c_str(), r.kernel.c_str(), shape.c_str(),
+                r.time.median_ms, gbps, 100.0 * gbps / r.memcpy_gbs);
+    if (r.cublas_ms > 0) std::printf("  %5.2fx of 5.02", r.cublas_ms / r.time.median_ms);
+    std::printf("  %s\n", r.status.c_str());
+  } else {
+    const double gflops = wb::gflop_per_s(r.flop, r.time.median_ms);
+    const double peak = r.bf16 ? wb::bf16_peak_gflops(device_) : wb::fp32_peak_gflops(device_);
+    std::printf("%-5s %-28s %-24s %9.3f ms %7.2f TFLOP/s ", r.id.c_str(), r.kernel.c_str(), shape.c_str(),
+                r.time.median_ms, gflops / 1000);
+    // A peak the tables lack (a new architecture) is said to be unknown, not printed as 0%.
+    if (peak > 0)
+      std::printf("%4.0f%% %s", 100.0 * gflops / peak, r.bf16 ? "BF16 peak" : "FP32 peak");
+    else
+      std::printf("%s unknown", r.bf16 ? "BF16 peak" : "FP32 peak");
+    if (r.cublas_ms > 0) std::printf("  %5.2fx of %s", r.cublas_ms / r.time.median_ms, r.yardstick.c_str());
+    std::printf("  %s\n", r.status.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// Checks, times (checks again) and records one kernel; the 5.02 row's time becomes the yardstick of
+// the rows after it.
+void Phase5Bench::measure(Problem& p, const char* id, const char* name, const p5::AttentionKernel& kernel,
+                          float* workspace, bool memory_bound, double* cublas_ms) {
+  Row r;
+  r.id = id;
+  r.kernel = name;
+  r.shape = p.shape;
+  r.flop = p.shape.flop();
+  r.bytes = 4.0 * (2.0 * static_cast<double>(p.shape.k_elements()) + 2.0 * static_cast<double>(p.shape.q_elements()) +
+                   static_cast<double>(p.shape.l_elements()));
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) { return p.check(name + when, kernel, workspace); };
+  steps.time = [&] {
+    return wb::bench(nullptr, memory_bound ? memory_ : compute_, [&] {
+      kernel(p.q.data(), p.k.data(), p.v.data(), p.o.data(), p.l.data(), p.shape, workspace, nullptr);
+    });
+  };
+  const wb::Measured m = wb::measure(steps);
+  r.time = m.time;
+  r.status = m.pass ? "PASS" : "FAIL";
+  if (std::string(id) == "5.02") *cublas_ms = r.time.median_ms;
+  r.cublas_ms = *cublas_ms;
+  if (memory_bound) r.memcpy_gbs = 1;  // filled in by the caller, once per byte count
+  results_.push_back(r);
+}
+
+// 5.05 and 5.08: the same on the BF16 copy of the problem's data.
+void Phase5Bench::measure_bf16(Problem& p, const char* id, const char* name, Bf16AttentionLauncher launch,
+                               double cublas_ms) {
+  Row r;
+  r.id = id;
+  r.kernel = name;
+  r.shape = p.shape;
+  r.flop = p.shape.flop();
+  r.bf16 = true;
+  r.bytes = 2.0 * (2.0 * static_cast<double>(p.shape.k_elements()) + 2.0 * static_cast<double>(p.shape.q_elements())) +
+            4.0 * static_cast<double>(p.shape.l_elements());
+  r.note = "BF16 Q K V and O";
+  Problem::Bf16Data& b = p.bf16_data();
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) { return p.check(name + when, launch); };
+  steps.time = [&] {
+    return wb::bench(nullptr, compute_,
+                     [&] { launch(b.q.data(), b.k.data(), b.v.data(), b.o.data(), p.l.data(), p.shape, nullptr); });
+  };
+  const wb::Measured m = wb::measure(steps);
+  r.time = m.time;
+  r.status = m.pass ? "PASS" : "FAIL";
+  r.cublas_ms = cublas_ms;
+  results_.push_back(r);
+  print(r);
+}
+
+void Phase5Bench::flash_rows(Problem& p, bool causal, bool is_cross, double cublas_ms) {
+  if (!causal) {
+    measure(p, "5.03", "attention_flash_fp32", {attention_flash_fp32, nullptr}, nullptr, false, &cublas_ms);
+    print(results_.back());
+  }
+  // 5.04 with its mask on square shapes; on cross shapes without (it takes those too).
+  if (causal || is_cross) {
+    measure(p, "5.04", "attention_flash_causal", {attention_flash_causal, nullptr}, nullptr, false, &cublas_ms);
+    print(results_.back());
+  }
+  if (tensor_cores_) {
+    measure_bf16(p, "5.05", "attention_flash_tensor_cores", attention_flash_tensor_cores, cublas_ms);
+  } else {
+    skip(p.shape, "5.05", "attention_flash_tensor_cores",
+         wb::arch_requirement_unmet("5.05", "flash_tensor_cores", "80", cc_));
+  }
+  if (hopper_) {
+    measure_bf16(p, "5.08", "attention_flash_hopper", attention_flash_hopper, cublas_ms);
+  } else {
+    skip(p.shape, "5.08", "attention_flash_hopper", wb::arch_requirement_unmet("5.08", "flash_hopper", "90a", cc_));
+  }
+}
+
+// Attention on one shape: the unfused paths, then the flash kernels, without and (square shapes) with
+// the causal mask.
+void Phase5Bench::attention(int seq_q, int seq_k, int d) {
+  AttentionShape shape;
+  shape.seq_q = seq_q;
+  shape.seq_k = seq_k;
+  shape.d = d;
+  shape.heads = heads_for(seq_q);
+  Problem p(shape, wb::kDefaultSeed);
+  const std::size_t scores = attention_scores_elements(shape);
+  std::unique_ptr<wb::DeviceBuffer<float>> workspace;
+  std::string no_scores;
+  if (fits(scores)) {
+    try {
+      workspace = std::make_unique<wb::DeviceBuffer<float>>(scores);
+    } catch (const wb::CudaError& e) {
+      no_scores = e.what();
+    }
+  } else {
+    char why[96];
+    std::snprintf(why, sizeof why, "the scores need %.1f GiB: more than the GPU has free",
+                  4.0 * static_cast<double>(scores) / static_cast<double>(wb::GiB));
+    no_scores = why;
+  }
+  const bool is_cross = seq_q != seq_k;  // cross attention: not causal (5.01-5.05 take square causal shapes)
+  for (bool causal : {false, true}) {
+    if (causal && is_cross) break;
+    p.set_causal(causal);  // the references of the sampled rows change with the mask
+    double cublas_ms = 0;
+    if (workspace) {
+      measure(p, "5.02", "attention_cublas", {nullptr, attention_cublas}, workspace->data(), false, &cublas_ms);
+      print(results_.back());
+      if (!causal) {
+        measure(p, "5.01", "attention_naive", {nullptr, attention_naive}, workspace->data(), false, &cublas_ms);
+        print(results_.back());
       }
-      const bool is_cross = seq_q != seq_k;  // cross attention: not causal (5.01-5.05 take square causal shapes)
-      for (bool causal : {false, true}) {
-        if (causal && is_cross) break;
-        p.set_causal(causal);  // the references of the sampled rows change with the mask
-        double cublas_ms = 0;
-        if (workspace) {
-          measure(p, "5.02", "attention_cublas", {nullptr, attention_cublas}, workspace->data(), false, &cublas_ms);
-          print(results.back());
-          if (!causal) {
-            measure(p, "5.01", "attention_naive", {nullptr, attention_naive}, workspace->data(), false, &cublas_ms);
-            print(results.back());
-          }
-        } else {
-          skip(p.shape, "5.02", "attention_cublas", no_scores);
-          if (!causal) skip(p.shape, "5.01", "attention_naive", no_scores);
-        }
-        if (!causal) {
-          measure(p, "5.03", "attention_flash_fp32", {attention_flash_fp32, nullptr}, nullptr, false, &cublas_ms);
-          print(results.back());
-        }
-        // 5.04 with its mask on square shapes; on cross shapes without (it takes those too).
-        if (causal || is_cross) {
-          measure(p, "5.04", "attention_flash_causal", {attention_flash_causal, nullptr}, nullptr, false, &cublas_ms);
-          print(results.back());
-        }
-        if (tensor_cores) {
-          measure_bf16(p, "5.05", "attention_flash_tensor_cores", attention_flash_tensor_cores, cublas_ms);
-          print(results.back());
-        } else {
-          skip(p.shape, "5.05", "attention_flash_tensor_cores",
-               wb::arch_requirement_unmet("5.05", "flash_tensor_cores", "80", cc));
-        }
-        if (hopper) {
-          measure_bf16(p, "5.08", "attention_flash_hopper", attention_flash_hopper, cublas_ms);
-          print(results.back());
-        } else {
-          skip(p.shape, "5.08", "attention_flash_hopper",
-               wb::arch_requirement_unmet("5.08", "flash_hopper", "90a", cc));
-        }
-      }
-    };
-    for (std::size_t seq : seqs)
-      for (std::size_t d : dims) attention_rows(static_cast<int>(seq), static_cast<int>(seq), static_cast<int>(d));
+    } else {
+      skip(p.shape, "5.02", "attention_cublas", no_scores);
+      if (!causal) skip(p.shape, "5.01", "attention_naive", no_scores);
+    }
+    flash_rows(p, causal, is_cross, cublas_ms);
+  }
+}
+
+// Decoding: one new token per head (32 heads) against a long KV cache; memory-bound.
+void Phase5Bench::decoding(int seq_k, int d) {
+  const AttentionShape shape{32, 1, seq_k, d, true};
+  Problem p(shape, wb::kDefaultSeed + 1);
+  const int splits = attention_decoding_splits(shape, device_.sm_count);
+  wb::DeviceBuffer<float> workspace(
+      std::max(attention_scores_elements(shape), attention_decoding_workspace_elements(shape, splits)));
+  double cublas_ms = 0;
+  // 5.02's launcher takes square causal shapes only; the same cuBLAS path from reference_gpu.cu also
+  // takes decoding's.
+  measure(p, "5.02", "attention_reference", {nullptr, p5::attention_reference}, workspace.data(), true, &cublas_ms);
+  results_.back().note = "the cuBLAS path of 5.02";
+  measure(p, "5.06", "attention_flash_decoding", {attention_flash_decoding, splits}, workspace.data(), true,
+          &cublas_ms);
+  results_.back().note = std::to_string(splits) + " splits";
+  measure(p, "5.06", "attention_flash_decoding_1", {attention_flash_decoding, 1}, workspace.data(), true, &cublas_ms);
+  results_.back().note = "1 split";
+  for (std::size_t i = results_.size() - 3; i < results_.size(); ++i) {
+    results_[i].memcpy_gbs = wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(results_[i].bytes / 2), repeat_);
+    print(results_[i]);
+  }
+}
+
+// The backward (5.07) on one attention shape: BF16 inputs, O and L from the forward, against the unfused
+// cuBLAS backward (FP32) on the same inputs; TFLOP/s counted as 2.5x the forward's FLOP (the five products).
+void Phase5Bench::backward(int seq, int d, bool causal) {
+  AttentionShape shape;
+  shape.seq_q = shape.seq_k = seq;
+  shape.d = d;
+  shape.causal = causal;
+  shape.heads = heads_for(seq);
+  if (!tensor_cores_) {
+    skip(shape, "5.07", "attention_flash_backward", wb::arch_requirement_unmet("5.07", "flash_backward", "80", cc_));
+    return;
+  }
+  const bool cublas = fits(static_cast<std::size_t>(p5::BackwardProblem::device_bytes(shape, true) / 4));
+  p5::BackwardProblem p(shape, wb::kDefaultSeed + 2, cublas);
+  auto record = [&](const char* name, bool bf16, bool pass, const wb::TimingStats& time, double cublas_ms) {
+    Row r;
+    r.id = "5.07";
+    r.kernel = name;
+    r.shape = shape;
+    r.flop = attention_backward_flop(shape);
+    r.bf16 = bf16;
+    r.time = time;
+    r.status = pass ? "PASS" : "FAIL";
+    r.cublas_ms = cublas_ms;
+    r.yardstick = "cuBLAS bwd";
+    r.note = bf16 ? "backward; BF16; against the cuBLAS backward" : "the unfused cuBLAS backward (FP32)";
+    results_.push_back(r);
+    print(r);
+  };
+  double cublas_ms = 0;
+  if (cublas) {
+    wb::MeasureSteps steps;
+    steps.verify = [&](const std::string& when) { return p.verify_cublas("attention_backward_cublas" + when); };
+    steps.time = [&] { return p.time_cublas(compute_); };
+    const wb::Measured m = wb::measure(steps);
+    cublas_ms = m.time.median_ms;
+    record("attention_backward_cublas", false, m.pass, m.time, 0);
+  } else {
+    skip(shape, "5.07", "attention_backward_cublas", "P and dS do not fit in the GPU's free memory");
+  }
+  wb::MeasureSteps steps;
+  steps.verify = [&](const std::string& when) {
+    return p.verify("attention_flash_backward" + when, attention_flash_backward);
+  };
+  steps.time = [&] { return p.time(attention_flash_backward, compute_); };
+  const wb::Measured m = wb::measure(steps);
+  record("attention_flash_backward", true, m.pass, m.time, cublas_ms);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  auto take = [&options](const std::string& name, const std::string& value) {
+    return take_option(options, name, value);
+  };
+  return wb::run_bench_tool(kTool, argc, argv, take, [&options](const wb::BenchToolArgs& args) {
+    Phase5Bench bench(options, args);
+    for (std::size_t seq : options.seqs)
+      for (std::size_t d : options.dims)
+        bench.attention(static_cast<int>(seq), static_cast<int>(seq), static_cast<int>(d));
     // Cross attention (seq_q != seq_k): fewer queries than keys (a decoder reading a longer encoder's
     // output) and more.
-    for (const auto& [seq_q, seq_k] : cross)
-      for (std::size_t d : dims) attention_rows(static_cast<int>(seq_q), static_cast<int>(seq_k), static_cast<int>(d));
-
-    // Decoding: one new token per head against a long KV cache; memory-bound.
-    for (std::size_t seq_k : caches) {
-      for (std::size_t d : dims) {
-        const AttentionShape shape{32, 1, static_cast<int>(seq_k), static_cast<int>(d), true};
-        Problem p(shape, wb::kDefaultSeed + 1);
-        const int splits = attention_decoding_splits(shape, device.sm_count);
-        wb::DeviceBuffer<float> workspace(
-            std::max(attention_scores_elements(shape), attention_decoding_workspace_elements(shape, splits)));
-        double cublas_ms = 0;
-        // 5.02's launcher takes square causal shapes only; the same cuBLAS path from reference_gpu.cu also
-        // takes decoding's.
-        measure(p, "5.02", "attention_reference", {nullptr, p5::attention_reference}, workspace.data(), true,
-                &cublas_ms);
-        results.back().note = "the cuBLAS path of 5.02";
-        measure(p, "5.06", "attention_flash_decoding", {attention_flash_decoding, splits}, workspace.data(), true,
-                &cublas_ms);
-        results.back().note = std::to_string(splits) + " splits";
-        measure(p, "5.06", "attention_flash_decoding_1", {attention_flash_decoding, 1}, workspace.data(), true,
-                &cublas_ms);
-        results.back().note = "1 split";
-        for (std::size_t i = results.size() - 3; i < results.size(); ++i) {
-          results[i].memcpy_gbs =
-              wb::measure_memcpy_d2d_gbs(static_cast<std::size_t>(results[i].bytes / 2), args.repeat);
-          print(results[i]);
-        }
-      }
-    }
-
-    // The backward (5.07): BF16 inputs, O and L from the forward, against the unfused cuBLAS backward (FP32)
-    // on the same inputs; TFLOP/s counted as 2.5x the forward's FLOP (the five products).
-    for (std::size_t seq : seqs) {
-      for (std::size_t d : dims) {
-        for (bool causal : {false, true}) {
-          AttentionShape shape;
-          shape.seq_q = shape.seq_k = static_cast<int>(seq);
-          shape.d = static_cast<int>(d);
-          shape.causal = causal;
-          shape.heads = static_cast<int>(std::max<long long>(
-              {1, static_cast<long long>(total_rows / seq),
-               wb::ceil_div(2LL * device.sm_count, static_cast<long long>(wb::ceil_div(seq, std::size_t(64))))}));
-          if (!tensor_cores) {
-            skip(shape, "5.07", "attention_flash_backward",
-                 wb::arch_requirement_unmet("5.07", "flash_backward", "80", cc));
-            continue;
-          }
-          const bool cublas = fits(static_cast<std::size_t>(p5::BackwardProblem::device_bytes(shape, true) / 4));
-          p5::BackwardProblem p(shape, wb::kDefaultSeed + 2, cublas);
-          auto record = [&](const char* name, bool bf16, bool pass, const wb::TimingStats& time, double cublas_ms) {
-            Row r;
-            r.id = "5.07";
-            r.kernel = name;
-            r.shape = shape;
-            r.flop = attention_backward_flop(shape);
-            r.bf16 = bf16;
-            r.time = time;
-            r.status = pass ? "PASS" : "FAIL";
-            r.cublas_ms = cublas_ms;
-            r.yardstick = "cuBLAS bwd";
-            r.note = bf16 ? "backward; BF16; against the cuBLAS backward" : "the unfused cuBLAS backward (FP32)";
-            results.push_back(r);
-            print(r);
-          };
-          double cublas_ms = 0;
-          if (cublas) {
-            wb::MeasureSteps steps;
-            steps.verify = [&](const std::string& when) { return p.verify_cublas("attention_backward_cublas" + when); };
-            steps.time = [&] { return p.time_cublas(compute); };
-            const wb::Measured m = wb::measure(steps);
-            cublas_ms = m.time.median_ms;
-            record("attention_backward_cublas", false, m.pass, m.time, 0);
-          } else {
-            skip(shape, "5.07", "attention_backward_cublas", "P and dS do not fit in the GPU's free memory");
-          }
-          wb::MeasureSteps steps;
-          steps.verify = [&](const std::string& when) {
-            return p.verify("attention_flash_backward" + when, attention_flash_backward);
-          };
-          steps.time = [&] { return p.time(attention_flash_backward, compute); };
-          const wb::Measured m = wb::measure(steps);
-          record("attention_flash_backward", true, m.pass, m.time, cublas_ms);
-        }
-      }
-    }
-
-    wb::BenchTable table(device.name);
-    for (const Row& r : results) table.add(result_row(r, device));
-    table.write(args.out);
-    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
+    for (const auto& [seq_q, seq_k] : options.cross)
+      for (std::size_t d : options.dims)
+        bench.attention(static_cast<int>(seq_q), static_cast<int>(seq_k), static_cast<int>(d));
+    for (std::size_t seq_k : options.caches)
+      for (std::size_t d : options.dims) bench.decoding(static_cast<int>(seq_k), static_cast<int>(d));
+    for (std::size_t seq : options.seqs)
+      for (std::size_t d : options.dims)
+        for (bool causal : {false, true}) bench.backward(static_cast<int>(seq), static_cast<int>(d), causal);
+    return bench.finish(args.out);
   });
 }
