@@ -39,7 +39,7 @@ namespace {
 __global__ void histogram_kernel(const unsigned char* __restrict__ data, std::size_t n, unsigned int* __restrict__ bins,
                                  int num_bins) {
   // TODO(0.11): count every byte of data[0..n) exactly once: a byte of value v adds 1 to
-  //             bins[v * num_bins / 256], and other blocks add to bins at the same time. data may
+  //             bins[v * num_bins / 256], whatever order the blocks run in. data may
   //             start at any byte address, n need not be a multiple of anything, no byte past n may
   //             be read, and all n bytes may be equal: that input must run as fast as random bytes
   //             (about 60 lines, with the helpers you write above this kernel).

@@ -300,8 +300,7 @@ void launch_decoding(const float* Q, const float* K, const float* V, float* O, f
 
 // ---- launchers --------------------------------------------------------------------------------------
 
-// Warps per split: heads x query groups; the GPU holds about sm_count x kWarpsPerSm of them at once
-// with all their loads in flight. One split per head would leave most SMs idle at 32 heads.
+// Warps per split: heads x query groups. One split per head would leave most SMs idle at 32 heads.
 int attention_decoding_splits(const AttentionShape& shape, int sm_count) {
   // TODO(5.06): choose the split count from the shape and sm_count, weighing the two limits above
   //             (about 5 lines). At least 1, never more than seq_k; on a long cache (16384 keys and

@@ -44,7 +44,7 @@ constexpr int kItems = 4;
 // boundary. __launch_bounds__ (given, a constraint): ptxas compiles one kernel for every block size,
 // sized for two blocks of 1024 threads per SM (Ampere's 2048 threads per SM on), so every thread gets
 // at most 32 registers even when your launcher picks 64 or 256 threads; whatever a thread keeps in
-// flight must fit in them (ptxas -v shows spills).
+// flight must fit in them (a spill fails the build: the course builds with -warn-spills as an error).
 template <bool kFloat4>
 __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,

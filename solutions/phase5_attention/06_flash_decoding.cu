@@ -316,8 +316,7 @@ void launch_decoding(const float* Q, const float* K, const float* V, float* O, f
 
 // ---- launchers --------------------------------------------------------------------------------------
 
-// Warps per split: heads x query groups; the GPU holds about sm_count x kWarpsPerSm of them at once
-// with all their loads in flight. One split per head would leave most SMs idle at 32 heads.
+// Warps per split: heads x query groups. One split per head would leave most SMs idle at 32 heads.
 int attention_decoding_splits(const AttentionShape& shape, int sm_count) {
   const long long warps_per_split = std::max(1LL, static_cast<long long>(shape.heads) * query_groups(shape.seq_q));
   const long long want = wb::ceil_div(static_cast<long long>(std::max(sm_count, 1)) * kWarpsPerSm, warps_per_split);
