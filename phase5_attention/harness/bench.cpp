@@ -389,7 +389,6 @@ void Phase5Bench::measure_bf16(Problem& p, const char* id, const char* name, Bf1
   r.status = m.pass ? "PASS" : "FAIL";
   r.cublas_ms = cublas_ms;
   results_.push_back(r);
-  print(r);
 }
 
 void Phase5Bench::flash_rows(Problem& p, bool causal, bool is_cross, double cublas_ms) {
@@ -404,12 +403,14 @@ void Phase5Bench::flash_rows(Problem& p, bool causal, bool is_cross, double cubl
   }
   if (tensor_cores_) {
     measure_bf16(p, "5.05", "attention_flash_tensor_cores", attention_flash_tensor_cores, cublas_ms);
+    print(results_.back());
   } else {
     skip(p.shape, "5.05", "attention_flash_tensor_cores",
          wb::arch_requirement_unmet("5.05", "flash_tensor_cores", "80", cc_));
   }
   if (hopper_) {
     measure_bf16(p, "5.08", "attention_flash_hopper", attention_flash_hopper, cublas_ms);
+    print(results_.back());
   } else {
     skip(p.shape, "5.08", "attention_flash_hopper", wb::arch_requirement_unmet("5.08", "flash_hopper", "90a", cc_));
   }

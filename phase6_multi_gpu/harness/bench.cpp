@@ -86,10 +86,19 @@ struct Bench {
   double bound;
   int n;
   std::vector<Row> rows;
-  bool all_pass = true;
+
+  // One exercise's rows each (below), in the order main runs them.
+  void peer_copy_rows(std::size_t count);
+  void allreduce_rows(std::size_t count);
+  void collective_rows(const std::vector<std::size_t>& sizes);
+  void overlap_rows(std::size_t first_size);
+  void tensor_parallel_rows();
+  void ring_attention_rows();
+
+  // A GB/s figure as a percentage of the link's bound (0 where the bound is unknown).
+  double percent_of_bound(double gbs) const { return bound > 0 ? 100.0 * gbs / bound : 0; }
 
   void add(Row row) {
-    all_pass = all_pass && row.status != "FAIL";
     std::printf("%-5s %-26s n=%-6s x%d %9.3f ms %7.0f GB/s %5.0f%% %s bound %6.1f%% of %s  %s\n", row.id.c_str(),
                 row.kernel.c_str(), wb::format_count(row.count).c_str(), row.gpus, row.time.median_ms, row.gbps,
                 row.peak_pct, link.c_str(), row.ref_pct, row.reference.c_str(), row.status.c_str());
@@ -99,11 +108,7 @@ struct Bench {
 };
 
 // 6.01: GPU 1 reads GPU 0, then both ways at once.
-void peer_copy_rows(Bench& b, std::size_t count) {
-  p6::RankGroup& group = b.group;
-  const wb::BenchOptions& options = b.options;
-  const double bound = b.bound;
-  auto add = [&b](Row row) { b.add(std::move(row)); };
+void Bench::peer_copy_rows(std::size_t count) {
   const double bytes = 4.0 * static_cast<double>(count);
   p6::RankBuffers<float> src(group, count), dst(group, count);
   const std::vector<float> host = wb::random_floats(count, wb::kDefaultSeed);
@@ -130,9 +135,8 @@ void peer_copy_rows(Bench& b, std::size_t count) {
   const bool ok = dst.download(0) == host && dst.download(1) == host;
   const double e1_gbs = p6::algbw_gbs(bytes, e1.median_ms), e2_gbs = p6::algbw_gbs(2 * bytes, e2.median_ms);
   const double k1_gbs = p6::algbw_gbs(bytes, k1.median_ms), k2_gbs = p6::algbw_gbs(2 * bytes, k2.median_ms);
-  const double pct1 = bound > 0 ? 100.0 * k1_gbs / bound : 0, pct2 = bound > 0 ? 50.0 * k2_gbs / bound : 0;
-  add(Row{"ref", "cudaMemcpyPeerAsync", count, 2, e1, e1_gbs, bound > 0 ? 100.0 * e1_gbs / bound : 0, 100.0,
-          "memcpyPeer", "REF"});
+  const double pct1 = percent_of_bound(k1_gbs), pct2 = bound > 0 ? 50.0 * k2_gbs / bound : 0;
+  add(Row{"ref", "cudaMemcpyPeerAsync", count, 2, e1, e1_gbs, percent_of_bound(e1_gbs), 100.0, "memcpyPeer", "REF"});
   add(Row{"6.01", "peer_copy_read", count, 2, k1, k1_gbs, pct1, 100.0 * k1_gbs / e1_gbs, "memcpyPeer",
           ok ? "PASS" : "FAIL"});
   add(Row{"ref", "cudaMemcpyPeerAsync_both", count, 2, e2, e2_gbs, bound > 0 ? 50.0 * e2_gbs / bound : 0, 100.0,
@@ -142,13 +146,7 @@ void peer_copy_rows(Bench& b, std::size_t count) {
 }
 
 // 6.02: every GPU, against NCCL on the same buffers; small integers, so every sum is exact.
-void allreduce_rows(Bench& b, std::size_t count) {
-  p6::RankGroup& group = b.group;
-  const int n = b.n;
-  const wb::BenchOptions& options = b.options;
-  const double bound = b.bound;
-  p6::NcclComms& comms = b.comms;
-  auto add = [&b](Row row) { b.add(std::move(row)); };
+void Bench::allreduce_rows(std::size_t count) {
   const double bytes = 4.0 * static_cast<double>(count);
   p6::RankBuffers<float> send(group, count), recv(group, count);
   std::vector<float> expected(count, 0.0f);
@@ -173,21 +171,16 @@ void allreduce_rows(Bench& b, std::size_t count) {
   const bool ring_ok = all_right();
   const double nb = p6::allreduce_busbw_gbs(bytes, tn.median_ms, n);
   const double rb = p6::allreduce_busbw_gbs(bytes, tr.median_ms, n);
-  add(Row{"ref", "ncclAllReduce", count, n, tn, nb, bound > 0 ? 100.0 * nb / bound : 0, 100.0, "NCCL busbw",
+  add(Row{"ref", "ncclAllReduce", count, n, tn, nb, percent_of_bound(nb), 100.0, "NCCL busbw",
           nccl_ok ? "REF" : "FAIL"});
-  add(Row{"6.02", "ring_allreduce", count, n, tr, rb, bound > 0 ? 100.0 * rb / bound : 0, 100.0 * rb / nb, "NCCL busbw",
+  add(Row{"6.02", "ring_allreduce", count, n, tr, rb, percent_of_bound(rb), 100.0 * rb / nb, "NCCL busbw",
           ring_ok ? "PASS" : "FAIL"});
 }
 
 // 6.03: the solution's communicators and group calls; its all-reduce from 4 KiB to 1 GiB against
 // 6.02's ring (latency first, bandwidth later), and the other three collectives at each --sizes size.
-void collective_rows(Bench& b, const std::vector<std::size_t>& sizes) {
-  p6::RankGroup& group = b.group;
-  const int n = b.n;
-  const wb::BenchOptions& options = b.options;
-  const double bound = b.bound;
-  auto add = [&b](Row row) { b.add(std::move(row)); };
-  const std::vector<ncclComm_t> comms = nccl_comms_one_process(group);
+void Bench::collective_rows(const std::vector<std::size_t>& sizes) {
+  const std::vector<ncclComm_t> solution_comms = nccl_comms_one_process(group);
   const std::size_t top = std::size_t(1) << 28;  // floats: 1 GiB
   p6::RankBuffers<float> send(group, top), recv(group, top);
   send.fill(1.0f);
@@ -201,8 +194,9 @@ void collective_rows(Bench& b, const std::vector<std::size_t>& sizes) {
     return true;
   };
   auto run = [&](p6::Collective op, std::size_t count) {
-    return p6::bench_group(
-        group, options, [&] { nccl_collective(op, send.const_pointers(), recv.pointers(), count, 0, comms, group); });
+    return p6::bench_group(group, options, [&] {
+      nccl_collective(op, send.const_pointers(), recv.pointers(), count, 0, solution_comms, group);
+    });
   };
   for (std::size_t bytes = 4096; bytes <= 4 * top; bytes *= 16) {
     const std::size_t count = bytes / 4;
@@ -215,10 +209,10 @@ void collective_rows(Bench& b, const std::vector<std::size_t>& sizes) {
     const bool ring_ok = right(count, static_cast<float>(n));
     const double nb = collective_busbw_gbs(p6::Collective::AllReduce, static_cast<double>(bytes), tn.median_ms, n);
     const double rb = p6::allreduce_busbw_gbs(static_cast<double>(bytes), tr.median_ms, n);
-    add(Row{"6.02", "ring_allreduce_sweep", count, n, tr, rb, bound > 0 ? 100.0 * rb / bound : 0, 100.0 * rb / nb,
-            "NCCL busbw", ring_ok ? "PASS" : "FAIL"});
-    add(Row{"6.03", "nccl_allreduce_sweep", count, n, tn, nb, bound > 0 ? 100.0 * nb / bound : 0, 100.0 * nb / rb,
-            "ring busbw", nccl_ok ? "PASS" : "FAIL"});
+    add(Row{"6.02", "ring_allreduce_sweep", count, n, tr, rb, percent_of_bound(rb), 100.0 * rb / nb, "NCCL busbw",
+            ring_ok ? "PASS" : "FAIL"});
+    add(Row{"6.03", "nccl_allreduce_sweep", count, n, tn, nb, percent_of_bound(nb), 100.0 * nb / rb, "ring busbw",
+            nccl_ok ? "PASS" : "FAIL"});
   }
   for (std::size_t size : sizes) {
     const std::size_t floats = std::min(size, top) / static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
@@ -231,28 +225,22 @@ void collective_rows(Bench& b, const std::vector<std::size_t>& sizes) {
       const wb::TimingStats t = run(op, count);
       const bool ok =
           right(p6::recv_floats(op, count, n), op == p6::Collective::ReduceScatter ? static_cast<float>(n) : 1.0f);
-      const double b = collective_busbw_gbs(op, 4.0 * floats, t.median_ms, n);
-      add(Row{"6.03", std::string("nccl_") + p6::collective_name(op), floats, n, t, b,
-              bound > 0 ? 100.0 * b / bound : 0, ab > 0 ? 100.0 * b / ab : 0, "all-reduce busbw",
-              ok ? "PASS" : "FAIL"});
+      const double busbw = collective_busbw_gbs(op, 4.0 * floats, t.median_ms, n);
+      add(Row{"6.03", std::string("nccl_") + p6::collective_name(op), floats, n, t, busbw, percent_of_bound(busbw),
+              ab > 0 ? 100.0 * busbw / ab : 0, "all-reduce busbw", ok ? "PASS" : "FAIL"});
     }
   }
-  for (std::size_t r = 0; r < comms.size(); ++r) {
+  for (std::size_t r = 0; r < solution_comms.size(); ++r) {
     p6::DeviceScope scope(group.device(static_cast<int>(r)));
     CUDA_CHECK(cudaStreamSynchronize(group.stream(static_cast<int>(r))));
-    ncclCommDestroy(comms[r]);
+    ncclCommDestroy(solution_comms[r]);
   }
 }
 
 // 6.04: the overlapped step (16 layers, the first size's floats of gradients per rank, buckets of its
 // own choice) against its bound: the backward alone and NCCL's all-reduce of everything alone, the
 // larger of the two; the serial step beside it. Small integers, so every sum is checked exactly.
-void overlap_rows(Bench& b, std::size_t first_size) {
-  p6::RankGroup& group = b.group;
-  const int n = b.n;
-  const wb::BenchOptions& options = b.options;
-  const double bound = b.bound;
-  auto add = [&b](Row row) { b.add(std::move(row)); };
+void Bench::overlap_rows(std::size_t first_size) {
   const std::size_t count = std::max<std::size_t>(first_size, 16);
   std::vector<std::size_t> layer_sizes;
   std::size_t used = 0;
@@ -307,23 +295,17 @@ void overlap_rows(Bench& b, std::size_t first_size) {
   const wb::TimingStats& tb = tc.median_ms >= ta.median_ms ? tc : ta;
   const double bytes = 4.0 * static_cast<double>(count);
   auto bus = [&](const wb::TimingStats& t) { return p6::allreduce_busbw_gbs(bytes, t.median_ms, n); };
-  auto pct = [&](double gbs) { return bound > 0 ? 100.0 * gbs / bound : 0; };
-  add(Row{"ref", "overlap_bound", count, n, tb, bus(tb), pct(bus(tb)), 100.0, "overlap bound", "REF"});
-  add(Row{"ref", "serial_step", count, n, ts, bus(ts), pct(bus(ts)), 100.0 * tb.median_ms / ts.median_ms,
+  add(Row{"ref", "overlap_bound", count, n, tb, bus(tb), percent_of_bound(bus(tb)), 100.0, "overlap bound", "REF"});
+  add(Row{"ref", "serial_step", count, n, ts, bus(ts), percent_of_bound(bus(ts)), 100.0 * tb.median_ms / ts.median_ms,
           "overlap bound", "REF"});
-  add(Row{"6.04", "overlap_step", count, n, to, bus(to), pct(bus(to)), 100.0 * tb.median_ms / to.median_ms,
+  add(Row{"6.04", "overlap_step", count, n, to, bus(to), percent_of_bound(bus(to)), 100.0 * tb.median_ms / to.median_ms,
           "overlap bound", ok ? "PASS" : "FAIL"});
 }
 
 // 6.05: the tensor-parallel MLP step on every GPU against the whole MLP on GPU 0, 8192x8192x32768.
 // Its rate column is GFLOP/s (4 T D H per step), its peak n x the BF16 tensor peak, its reference the
 // one-GPU step (a percentage of its time: 180% = 1.8x faster).
-void tensor_parallel_rows(Bench& b) {
-  p6::RankGroup& group = b.group;
-  const int n = b.n;
-  const wb::BenchOptions& options = b.options;
-  p6::NcclComms& comms = b.comms;
-  auto add = [&b](Row row) { b.add(std::move(row)); };
+void Bench::tensor_parallel_rows() {
   const p6::MlpShape shape{8192, 8192, 32768};
   const std::size_t TD = shape.tokens * shape.model, DH = shape.model * shape.hidden;
   p6::MlpEngine engine(group);
@@ -382,11 +364,7 @@ void tensor_parallel_rows(Bench& b) {
 
 // 6.06: ring attention on every GPU against the same kernels on GPU 0 alone (8 heads x 8192 x 128,
 // FP32, non-causal), sampled rows checked against phase 5's CPU reference in double.
-void ring_attention_rows(Bench& b) {
-  p6::RankGroup& group = b.group;
-  const int n = b.n;
-  const wb::BenchOptions& options = b.options;
-  auto add = [&b](Row row) { b.add(std::move(row)); };
+void Bench::ring_attention_rows() {
   p6::RingAttentionShape shape;
   shape.heads = 8;
   shape.seq = 8192;
@@ -467,16 +445,16 @@ int main(int argc, char** argv) {
     wb::BenchTable::check_writable(args.out);
     std::printf("%s; NCCL %s\n", group.describe().c_str(), p6::nccl_version().c_str());
     for (std::size_t count : sizes) {
-      peer_copy_rows(bench, count);
-      allreduce_rows(bench, count);
+      bench.peer_copy_rows(count);
+      bench.allreduce_rows(count);
     }
-    collective_rows(bench, sizes);
-    overlap_rows(bench, sizes.front());
-    tensor_parallel_rows(bench);
-    ring_attention_rows(bench);
+    bench.collective_rows(sizes);
+    bench.overlap_rows(sizes.front());
+    bench.tensor_parallel_rows();
+    bench.ring_attention_rows();
     wb::BenchTable table(wb::query_device(0).name);
     for (const Row& r : bench.rows) table.add(result_row(r, bench.link));
     table.write(args.out);
-    return bench.all_pass ? wb::kExitPass : wb::kExitFail;
+    return table.all_pass() ? wb::kExitPass : wb::kExitFail;
   });
 }
