@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
   //             and by weight, column by column. Right for every shape the header allows; float4
   //             loads and stores on the kFloat4 path, plain floats on the other; nothing read or
   //             written past the row; race-free and hang-free for every blockDim.x your launcher picks.
-  //             What the second look at the row reads, and where that read is served from, is the
+  //             Whether the row is read once or twice, and where each read is served from, is the
   //             napkin math's question (below) (about 45 lines).
 }
 
