@@ -6,11 +6,12 @@
 // running sum l and an unnormalized output in registers; when a tile raises the max, l and the output
 // are rescaled by exp(m_old - m_new). Nothing of size seq x seq exists, so memory grows with seq, not
 // seq^2, and each K and V element is read once per query tile instead of once per query.
-// Task: write the four device functions: a tile's scores, the online update that also writes P, the
-// P V accumulation, and the final O and L. The tiles, the loop and the barriers are given.
+// Task: write the four device functions (a tile's scores, the online update that also writes P, the
+// P V accumulation, the final O and L) and the loop over key tiles that runs them. The tile loads,
+// the shared-memory plan and the epilogue's call are given.
 // You decide: which query rows, keys and output columns each thread owns (4 x 4 scores and d / 16
 //             columns each); how the threads of a row agree on its max and sum, and so where a warp
-//             may not branch; what p_tile holds for the P V step, and who writes L.
+//             may not branch; what p_tile holds for the P V step; where the barriers go.
 // Source: Dao et al., "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness"
 // (2022); Milakov & Gimelshein, "Online normalizer calculation for softmax" (2018), the algorithm under it.
 // Run:   ./workbook run 5.03 [-- --size 16x4096x64]
@@ -43,6 +44,16 @@ template <int D>
 constexpr std::size_t smem_bytes() {
   return sizeof(float) * (std::size_t(kBr) * (D + 1) + std::size_t(kBc) * (D + 1) + std::size_t(kBr) * (kBc + 1));
 }
+
+// The carve-up of smem_bytes<D>() (one kv_tile: a tile's K, then over it the same tile's V).
+template <int D>
+struct SmemPlan {
+  float* q_tile;   // [kBr][D + 1]
+  float* kv_tile;  // [kBc][D + 1]: K of the current tile, then its V
+  float* p_tile;   // kBr x (kBc + 1) floats, in the layout your two functions agree on
+  __device__ explicit SmemPlan(float* smem)
+      : q_tile(smem), kv_tile(smem + kBr * (D + 1)), p_tile(smem + (kBr + kBc) * (D + 1)) {}
+};
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
@@ -170,14 +181,10 @@ __global__ void __launch_bounds__(kThreads)
     attention_flash_fp32_kernel(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
                                 float* __restrict__ O, float* __restrict__ L, int seq_q, int seq_k, float scale) {
   extern __shared__ float smem[];
-  float* q_tile = smem;                     // [kBr][D + 1]
-  float* kv_tile = q_tile + kBr * (D + 1);  // [kBc][D + 1]: K of the current tile, then its V
-  float* p_tile = kv_tile + kBc * (D + 1);  // kBr x (kBc + 1) floats, in the layout your two functions agree on
+  const SmemPlan<D> tiles(smem);
   const std::size_t head = blockIdx.y;
   const int q0 = blockIdx.x * kBr;
-  const float* k_head = K + head * seq_k * D;
-  const float* v_head = V + head * seq_k * D;
-  load_tile<D, kBr>(q_tile, Q + head * seq_q * D, q0, seq_q);
+  load_tile<D, kBr>(tiles.q_tile, Q + head * seq_q * D, q0, seq_q);
 
   float m[kRows], l[kRows], acc[kRows][D / 16];
   for (int r = 0; r < kRows; ++r) {
@@ -185,17 +192,19 @@ __global__ void __launch_bounds__(kThreads)
     l[r] = 0.0f;
     for (int k = 0; k < D / 16; ++k) acc[r][k] = 0.0f;
   }
+  const float* k_head = K + head * seq_k * D;
+  const float* v_head = V + head * seq_k * D;
   float s[kRows][kKeys];
   for (int k0 = 0; k0 < seq_k; k0 += kBc) {
     __syncthreads();  // the last tile's P V is done with kv_tile and p_tile (and q_tile is loaded)
-    load_tile<D, kBc>(kv_tile, k_head, k0, seq_k);
+    load_tile<D, kBc>(tiles.kv_tile, k_head, k0, seq_k);
     __syncthreads();  // K complete before anyone computes scores
-    tile_scores<D>(q_tile, kv_tile, k0, seq_k, scale, s);
-    online_update<D>(s, m, l, acc, p_tile);
+    tile_scores<D>(tiles.q_tile, tiles.kv_tile, k0, seq_k, scale, s);
+    online_update<D>(s, m, l, acc, tiles.p_tile);
     __syncthreads();  // P complete, and every thread done with K before V overwrites it
-    load_tile<D, kBc>(kv_tile, v_head, k0, seq_k);
+    load_tile<D, kBc>(tiles.kv_tile, v_head, k0, seq_k);
     __syncthreads();  // V complete
-    accumulate_pv<D>(p_tile, kv_tile, acc);
+    accumulate_pv<D>(tiles.p_tile, tiles.kv_tile, acc);
   }
   store_rows<D>(acc, m, l, O + head * seq_q * D, L + head * seq_q, q0, seq_q);
 }
