@@ -11,10 +11,11 @@
 // so the producer already loads the next tile while the consumers write the current one out. And
 // `setmaxnreg` moves the producer's unused registers to the consumers at run time.
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
-// Task: in warp_specialized_kernel write the producer and the consumers' two waits on the barriers.
-// Holds 1.11's and 1.12's answers: solve them first (the wgmma batch, the epilogue, the barriers).
+// Task: in warp_specialized_kernel write the producer, the consumers' wait and release, and what
+//       releases a stage (empty's arrival count).
+// Holds 1.11's and 1.12's answers: solve them first (the wgmma batch, the epilogue, full's set-up).
 // You decide: the parity of each wait, the producer's first pass over a fresh ring included; the box
-//             coordinates of each TMA load; when a consumer may hand its stage back.
+//             coordinates of each TMA load; when a consumer may hand its stage back, and who arrives.
 // Source: Pranjal Shankhdhar, "Outperforming cuBLAS on H100: a Worklog"; the CUTLASS documentation's
 // warp-specialized persistent kernels: the structure of the kernels cuBLAS runs on Hopper.
 // Run:   ./workbook run 1.13 [-- --size 4096]
@@ -56,22 +57,22 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
   __nv_bfloat16* As = reinterpret_cast<__nv_bfloat16*>(align_1024(smem_raw));
   __nv_bfloat16* Bs = As + STAGES * kBM * kBK;
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(Bs + STAGES * BN * kBK);  // bytes landed
-  std::uint64_t* empty = full + STAGES;                                            // consumers done
+  [[maybe_unused]] std::uint64_t* empty = full + STAGES;                           // consumers done
 
   const int tiles_m = wb::ceil_div(M, kBM), tiles_n = wb::ceil_div(N, BN), tiles = tiles_m * tiles_n;
   const int k_tiles = wb::ceil_div(K, kBK);
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbarrier_init(&full[s], 1);            // the producer's arrive.expect_tx; the bytes complete it
-      mbarrier_init(&empty[s], kConsumers);  // one arrival per consumer warpgroup
+      mbarrier_init(&full[s], 1);  // the producer's arrive.expect_tx; the bytes complete it
+      // TODO(1.13): initialise empty[s] to the arrivals that release a stage (about 1 line).
     }
     fence_barrier_init();
   }
   __syncthreads();  // the only block-wide barrier: from here on the roles meet only at mbarriers
 
-  // Both roles walk the same sequence of (tile, k tile) steps, step i on stage i % STAGES: counted
-  // differently, the two sides would wait for different phases of the same barrier.
+  // The consumers' walk over the steps is given below; the producer's must agree with it step for step,
+  // or the two sides wait for different phases of the same barrier.
   if (warpgroup == 0) {
     setmaxnreg_dec<kProducerRegisters>();
     if (threadIdx.x == 0) {
@@ -99,12 +100,8 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         for (int k = 0; k < kBK / 16; ++k)
           Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
         wgmma_commit_group();
-        // One thread's wait speaks for its warpgroup: a wgmma is one operation of all 128 threads, and
-        // commit_group makes one wgmma-group per warpgroup, so when any thread's wait_group returns, the
-        // whole batch that read this stage (all 64 rows) is done. wait_group is .sync.aligned: every
-        // thread of the warpgroup executes it, never a branch of them (PTX ISA 9.1, 9.7.15.7.2-3).
         // TODO(1.13): release a stage to the producer once this warpgroup's wgmma are done reading
-        //             it, with the arrivals empty[] was initialised to expect (about 3 lines).
+        //             it, with the arrivals you initialised empty[] to expect (about 3 lines).
       }
       // Epilogue straight from registers; the producer is already loading the next tile's stages.
       const int m0 = tile.m * kBM, n0 = tile.n * BN;

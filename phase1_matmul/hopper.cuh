@@ -72,7 +72,11 @@ __device__ inline void wgmma_commit_group() {
 }
 // Waits until at most `Pending` of this thread's most recent wgmma-groups are pending; every group
 // committed before them is complete. Touching the accumulators of a wgmma whose group is not yet
-// complete is undefined behaviour (PTX ISA, "wgmma.wait_group").
+// complete is undefined behaviour (PTX ISA, "wgmma.wait_group"). A wgmma is one operation of the
+// whole warpgroup and commit_group makes one wgmma-group per warpgroup, so when any one thread's wait
+// returns, the warpgroup's whole batch is complete, its reads of shared memory included. Like the
+// other wgmma instructions it is .sync.aligned: every thread of the warpgroup executes it, never a
+// branch of them (PTX ISA 9.1, 9.7.15.7.2 "wgmma.commit_group", 9.7.15.7.3 "wgmma.wait_group").
 template <int Pending>
 __device__ inline void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
