@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(&full[s], 1);  // the producer's arrive.expect_tx; the bytes complete it
-      // TODO(1.13): initialise empty[s] to the arrivals that release a stage (about 1 line).
+      // TODO(1.13): initialise this stage's empty barrier to the arrivals that release it (about 1 line).
     }
     fence_barrier_init();
   }
