@@ -30,8 +30,9 @@
 
 namespace {
 
-// A load takes ~1 us from DRAM, and ~3 TB/s times 1 us is ~3 MB that must be in flight at every
-// moment to keep the bus busy: about 23 KB per SM of an H100 (the napkin math below counts yours).
+// A load takes several hundred nanoseconds from DRAM, up to ~1 us under full load, and ~3 TB/s times
+// that is 2-3 MB that must be in flight at every moment to keep the bus busy: 15-23 KB per SM of an
+// H100 (the napkin math below counts yours).
 // float4s (or floats) each thread loads per step before it uses the first: four put 64 bytes per
 // thread in flight (one per step measured 74% of memcpy at 16384 x 4096 on an H100).
 constexpr int kItems = 4;

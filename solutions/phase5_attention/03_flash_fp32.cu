@@ -244,9 +244,9 @@ namespace {
 
 // Napkin math: the same 4 seq^2 d FLOP per head as 5.01 and 5.02, but the only DRAM traffic is Q, K, V
 // and O: K and V are read once per query tile, seq / 64 times, 64 x 4 MiB... per head at seq 4096, most
-// of it from L2. In shared memory each multiply-add of the scores needs two loads (a q and a k value,
-// shared by 4 rows and 4 keys: 8 loads per 16 multiply-adds), so the kernel is bound by shared-memory
-// bandwidth before the FMA units: the tensor-core version (5.05) is where the real speed is.
+// of it from L2. In shared memory each multiply-add of the scores needs a q and a k value: count the
+// loads per multiply-add your mapping issues. Shared-memory bandwidth binds this kernel before the FMA
+// units do: the tensor-core version (5.05) is where the real speed is.
 int flash_fp32_lesson(wb::Lesson& lesson) {
   return p5::run_attention_lesson(lesson, "attention_flash_fp32", {attention_flash_fp32, nullptr}, false);
 }
