@@ -73,8 +73,8 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
   }
   for (int kt = 0; kt < k_tiles; ++kt) {
     // TODO(1.11): make tile kt readable by the tensor cores, as 1.10 made it readable by ldmatrix,
-    //             plus what wgmma needs beyond that: it reads shared memory through the async proxy,
-    //             and cp.async wrote it through the generic one (hopper.cuh). Then start a later
+    //             plus whatever wgmma, which does not read shared memory the way ldmatrix does,
+    //             needs beyond that (the README's 1.11, hopper.cuh). Then start a later
     //             tile's loads (load_stage) into a stage that no batch can still be reading: which
     //             one depends on how many batches your waits leave in flight (about 5 lines).
     cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right

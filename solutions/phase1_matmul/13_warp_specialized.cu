@@ -6,7 +6,7 @@
 // may refill a stage. Here the roles split: warpgroup 0 produces (one thread loops over the tiles
 // and issues TMA loads as soon as a stage is free) and warpgroups 1-2 consume (wait for a stage,
 // run wgmma on it, release it). Two mbarriers per stage carry the hand-off: `full` (the TMA bytes
-// have landed) and `empty` (both consumers are done reading). Nobody waits for anybody else except
+// have landed) and `empty` (the stage may be refilled). Nobody waits for anybody else except
 // through them. The grid is persistent: one block per SM walks the output tiles in grouped order,
 // so the producer already loads the next tile while the consumers write the current one out. And
 // `setmaxnreg` moves the producer's unused registers to the consumers at run time.
