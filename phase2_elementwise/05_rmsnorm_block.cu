@@ -94,7 +94,7 @@ namespace {
 // flight (blocks per SM x 132 SMs) times a row's bytes, at 4096 and at 32768 columns, against the
 // H100's 256 KB of L1 per SM and 50 MB of L2. What limits you then is bytes in flight: a block waits
 // at its barriers for its slowest thread's chain of loads. Count the bytes one thread has requested
-// and not yet used, times the threads an SM holds, against the ~23 KB per SM at the top of this file.
+// and not yet used, times the threads an SM holds, against the 15-23 KB per SM at the top of this file.
 int rmsnorm_block_lesson(wb::Lesson& lesson) {
   return p2::rmsnorm_lesson(lesson, "rmsnorm_block", rmsnorm_block);
 }
