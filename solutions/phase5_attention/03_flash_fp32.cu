@@ -3,8 +3,8 @@
 //
 // You learn: the online softmax of 2.08 applied to tiles: each block owns 64 query rows of one head and
 // streams the keys and values through shared memory 64 at a time, keeping per row a running max m, a
-// running sum l and an unnormalized output in registers; when a tile raises the max, l and the output
-// are rescaled by exp(m_old - m_new). Nothing of size seq x seq exists, so memory grows with seq, not
+// running sum l and an unnormalized output in registers; a tile that raises the max changes the scale
+// of everything summed so far. Nothing of size seq x seq exists, so memory grows with seq, not
 // seq^2, and each K and V element is read once per query tile instead of once per query.
 // Task: write the four device functions (a tile's scores, the online update that also writes P, the
 // P V accumulation, the final O and L) and the loop over key tiles that runs them. The tile loads,
