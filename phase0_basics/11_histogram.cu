@@ -116,7 +116,7 @@ bool histogram_line(wb::Lesson& lesson, const std::string& name, const std::vect
 
 // Napkin math: a histogram reads each byte once and writes 256 counts, so its traffic is n bytes: 1 GiB
 // in about 0.36 ms at the ~3 TB/s an H100 reads. The lines count GB/s of input read against CUB's
-// HistogramEven on the same bytes in the same run (about 2690 GB/s on an H100, random or skewed). The
+// HistogramEven on the same bytes in the same run (2160-2730 GB/s on an H100, by run and input). The
 // hard part is not the bytes but the 2^30 increments, about 3000 per nanosecond at that speed.
 int histogram_lesson(wb::Lesson& lesson) {
   const std::size_t n = lesson.size_or(wb::GiB);

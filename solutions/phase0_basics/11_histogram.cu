@@ -39,39 +39,42 @@ constexpr unsigned int kThreads = 512;
 constexpr unsigned int kVecsPerThread = 2;
 constexpr unsigned int kVecBytes = 16;
 constexpr unsigned int kValues = 256;  // byte values: the counters of a block's private histogram
+// The block keeps one copy of its 256 counters per lane: counter v of lane l is word v * 32 + l, so it
+// sits in bank l. A warp's 32 increments then never meet at one counter or in one bank, whatever the
+// bytes; only the 16 warps of the block share a lane's copy (hence still atomics). 32 KiB per block.
+constexpr unsigned int kLanes = 32;
 
-// Four bytes of a word into the block's private histogram. Shared-memory atomics: every thread of the
-// block updates the same 256 counters, and the SM serializes updates of one address.
-__device__ __forceinline__ void count_word(unsigned int* hist, unsigned int w) {
-  atomicAdd(&hist[w & 0xFFu], 1u);
-  atomicAdd(&hist[(w >> 8) & 0xFFu], 1u);
-  atomicAdd(&hist[(w >> 16) & 0xFFu], 1u);
-  atomicAdd(&hist[w >> 24], 1u);
+// Four bytes of a word into this lane's copy (`column` points at its counter 0).
+__device__ __forceinline__ void count_word(unsigned int* column, unsigned int w) {
+  atomicAdd(&column[(w & 0xFFu) * kLanes], 1u);
+  atomicAdd(&column[((w >> 8) & 0xFFu) * kLanes], 1u);
+  atomicAdd(&column[((w >> 16) & 0xFFu) * kLanes], 1u);
+  atomicAdd(&column[(w >> 24) * kLanes], 1u);
 }
 
-// A run of equal bytes kept in registers. With one value repeated, all 32 lanes of every atomic step
-// would hit one counter, one after another; a vector of 16 equal bytes only lengthens the thread's
-// run, and the run reaches shared memory once, when the value changes or the loop ends.
+// A run of equal bytes kept in registers: a vector of 16 equal bytes only lengthens the thread's run,
+// which reaches shared memory once, when the value changes or the loop ends (one add instead of 16 on
+// input that is one value repeated).
 struct Run {
   unsigned int value = 0;
   unsigned int count = 0;
 };
 
-__device__ __forceinline__ void count_vec(unsigned int* hist, const uint4& v, Run& run) {
+__device__ __forceinline__ void count_vec(unsigned int* column, const uint4& v, Run& run) {
   const unsigned int value = v.x & 0xFFu;
   const unsigned int splat = value * 0x01010101u;  // the word whose four bytes all equal `value`
   if (v.x == splat && v.y == splat && v.z == splat && v.w == splat) {
     if (value != run.value) {
-      if (run.count != 0) atomicAdd(&hist[run.value], run.count);
+      if (run.count != 0) atomicAdd(&column[run.value * kLanes], run.count);
       run.value = value;
       run.count = 0;
     }
     run.count += kVecBytes;  // at most n < 2^32
   } else {
-    count_word(hist, v.x);
-    count_word(hist, v.y);
-    count_word(hist, v.z);
-    count_word(hist, v.w);
+    count_word(column, v.x);
+    count_word(column, v.y);
+    count_word(column, v.z);
+    count_word(column, v.w);
   }
 }
 
@@ -80,9 +83,10 @@ __device__ __forceinline__ void count_vec(unsigned int* hist, const uint4& v, Ru
 // meet at one counter.
 __global__ void histogram_kernel(const unsigned char* __restrict__ data, std::size_t n, unsigned int* __restrict__ bins,
                                  int num_bins) {
-  // The block's private copy, one counter per byte value; bins' coarser bins are formed at the end.
-  __shared__ unsigned int hist[kValues];
-  for (unsigned int b = threadIdx.x; b < kValues; b += blockDim.x) hist[b] = 0;
+  // The block's private copies, one counter per byte value and lane; bins' coarser bins come at the end.
+  __shared__ unsigned int hist[kValues * kLanes];
+  for (unsigned int b = threadIdx.x; b < kValues * kLanes; b += blockDim.x) hist[b] = 0;
+  unsigned int* column = hist + threadIdx.x % kLanes;
   // Every counter is zero before any thread adds to one.
   __syncthreads();
 
@@ -94,8 +98,8 @@ __global__ void histogram_kernel(const unsigned char* __restrict__ data, std::si
   const std::size_t num_vecs = (n - head) / kVecBytes;
   const std::size_t tail_start = head + num_vecs * kVecBytes;
   if (blockIdx.x == 0) {
-    if (threadIdx.x < head) atomicAdd(&hist[data[threadIdx.x]], 1u);
-    if (tail_start + threadIdx.x < n) atomicAdd(&hist[data[tail_start + threadIdx.x]], 1u);
+    if (threadIdx.x < head) atomicAdd(&column[data[threadIdx.x] * kLanes], 1u);
+    if (tail_start + threadIdx.x < n) atomicAdd(&column[data[tail_start + threadIdx.x] * kLanes], 1u);
   }
 
   // Whole vectors, grid-stride: trip t of thread i covers vectors base and base + kThreads, so a warp
@@ -113,16 +117,19 @@ __global__ void histogram_kernel(const unsigned char* __restrict__ data, std::si
     }
 #pragma unroll
     for (unsigned int u = 0; u < kVecsPerThread; ++u)
-      if (base + u * kThreads < num_vecs) count_vec(hist, v[u], run);
+      if (base + u * kThreads < num_vecs) count_vec(column, v[u], run);
   }
-  if (run.count != 0) atomicAdd(&hist[run.value], run.count);
+  if (run.count != 0) atomicAdd(&column[run.value * kLanes], run.count);
   // The block's counts are complete before any thread reads one.
   __syncthreads();
 
-  // One thread per byte value adds its count to the bin it falls into; other blocks do the same at
+  // One thread per byte value folds its 32 copies (starting at copy b, so that the threads of a warp
+  // read 32 different banks) and adds the count to the bin it falls into; other blocks do the same at
   // any moment, so these are global atomics. Empty counters cost nothing.
   for (unsigned int b = threadIdx.x; b < kValues; b += blockDim.x) {
-    const unsigned int count = hist[b];
+    unsigned int count = 0;
+#pragma unroll
+    for (unsigned int c = 0; c < kLanes; ++c) count += hist[b * kLanes + (b + c) % kLanes];
     if (count != 0) atomicAdd(&bins[b * static_cast<unsigned int>(num_bins) / kValues], count);
   }
 }
@@ -207,7 +214,7 @@ bool histogram_line(wb::Lesson& lesson, const std::string& name, const std::vect
 
 // Napkin math: a histogram reads each byte once and writes 256 counts, so its traffic is n bytes: 1 GiB
 // in about 0.36 ms at the ~3 TB/s an H100 reads. The lines count GB/s of input read against CUB's
-// HistogramEven on the same bytes in the same run (about 2690 GB/s on an H100, random or skewed). The
+// HistogramEven on the same bytes in the same run (2160-2730 GB/s on an H100, by run and input). The
 // hard part is not the bytes but the 2^30 increments, about 3000 per nanosecond at that speed.
 int histogram_lesson(wb::Lesson& lesson) {
   const std::size_t n = lesson.size_or(wb::GiB);
