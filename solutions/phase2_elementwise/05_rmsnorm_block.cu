@@ -33,9 +33,49 @@ namespace {
 // A load takes several hundred nanoseconds from DRAM, up to ~1 us under full load, and ~3 TB/s times
 // that is 2-3 MB that must be in flight at every moment to keep the bus busy: 15-23 KB per SM of an
 // H100 (the napkin math below counts yours).
-// float4s (or floats) each thread loads per step before it uses the first: four put 64 bytes per
-// thread in flight (one per step measured 74% of memcpy at 16384 x 4096 on an H100).
+// Items (float4s, or floats on the plain path) each thread loads per round before it uses the first:
+// four float4s put 64 bytes per thread in flight (one at a time measured 74% of memcpy at 16384 x 4096
+// on an H100) in 16 of the 32 registers. A row of at most kItems x blockDim.x items takes one round
+// and stays in those registers until its scale is known.
 constexpr int kItems = 4;
+constexpr int kWarp = 32;
+
+// Items first + threadIdx.x + k * blockDim.x (k < kItems) of the row into v, zeros past `items`: at
+// each k a warp reads 32 neighbouring items (coalesced), and all kItems loads are issued before any
+// is used.
+template <bool kFloat4>
+__device__ __forceinline__ void load_round(const float* row, int first, int items,
+                                           float (&v)[kItems][kFloat4 ? 4 : 1]) {
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int i = first + threadIdx.x + k * blockDim.x;
+    if constexpr (kFloat4) {
+      const float4 f =
+          i < items ? __ldg(reinterpret_cast<const float4*>(row) + i) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      v[k][0] = f.x, v[k][1] = f.y, v[k][2] = f.z, v[k][3] = f.w;
+    } else {
+      v[k][0] = i < items ? __ldg(row + i) : 0.0f;
+    }
+  }
+}
+
+// The same items of out: each times inv_rms and its column's weight, none past `items`.
+template <bool kFloat4>
+__device__ __forceinline__ void store_round(float* out_row, const float* weight, int first, int items, float inv_rms,
+                                            const float (&v)[kItems][kFloat4 ? 4 : 1]) {
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int i = first + threadIdx.x + k * blockDim.x;
+    if (i >= items) break;  // the later k are further along the row
+    if constexpr (kFloat4) {
+      const float4 w = __ldg(reinterpret_cast<const float4*>(weight) + i);
+      reinterpret_cast<float4*>(out_row)[i] = make_float4(v[k][0] * inv_rms * w.x, v[k][1] * inv_rms * w.y,
+                                                          v[k][2] * inv_rms * w.z, v[k][3] * inv_rms * w.w);
+    } else {
+      out_row[i] = v[k][0] * inv_rms * weight[i];
+    }
+  }
+}
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
@@ -50,68 +90,43 @@ template <bool kFloat4>
 __global__ void __launch_bounds__(1024, wb::kMaxThreadsPerSm / 1024)
     rmsnorm_block_kernel(const float* __restrict__ in, const float* __restrict__ weight, float* __restrict__ out,
                          int cols, float eps) {
+  constexpr int kWidth = kFloat4 ? 4 : 1;  // floats per item
   // size_t: an int product would wrap.
   const std::size_t row_start = static_cast<std::size_t>(blockIdx.x) * cols;
-  // A strided slice: neighbouring threads take neighbouring items, so a warp reads 32 neighbouring
-  // items (coalesced). The float4 path takes kItems of them per step and issues all kItems loads
-  // before it uses the first.
   const float* row = in + row_start;
+  const int items = cols / kWidth;  // the float4 path has cols % 4 == 0
+  const int per_round = kItems * static_cast<int>(blockDim.x);
+  float v[kItems][kWidth];
   float sum = 0.0f;
-  if constexpr (kFloat4) {
-    const float4* row4 = reinterpret_cast<const float4*>(row);
-    const int n4 = cols / 4;
-    for (int base = threadIdx.x; base < n4; base += kItems * blockDim.x) {
-      float4 v[kItems];
+  for (int first = 0; first < items; first += per_round) {  // one round at least: items >= 1
+    load_round<kFloat4>(row, first, items, v);
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        const int i = base + k * blockDim.x;
-        v[k] = i < n4 ? row4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // past the row: 0 adds nothing
-      }
+    for (int k = 0; k < kItems; ++k)
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) sum += v[k].x * v[k].x + v[k].y * v[k].y + v[k].z * v[k].z + v[k].w * v[k].w;
-    }
-  } else {
-    for (int i = threadIdx.x; i < cols; i += blockDim.x) sum += row[i] * row[i];
+      for (int j = 0; j < kWidth; ++j) sum = fmaf(v[k][j], v[k][j], sum);
   }
-  // One slot per thread (the launcher passes blockDim.x floats), then 0.08's tree, once per row.
-  extern __shared__ float partial[];
-  partial[threadIdx.x] = sum;
-  __syncthreads();  // every slot written before any thread reads a neighbour's
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-    // Outside the if: every thread must reach every barrier. It publishes this step's sums.
-    __syncthreads();
-  }
-  // Every thread reads slot 0 (a broadcast). eps keeps an all-zero row at rsqrt(eps), finite, so
-  // 0 * rsqrt(eps) = 0 instead of 0 * inf = NaN.
-  const float inv_rms = rsqrtf(partial[0] / static_cast<float>(cols) + eps);
-  // The same slice again (this block read it microseconds ago: L1 or L2 serves it), times inv_rms and
-  // the column's weight.
+  // The block's total with one barrier: a butterfly leaves each warp's sum in all its lanes (0.07),
+  // lane 0 puts it in the warp's slot, and after the barrier every warp folds the slots by the same
+  // butterfly, so every thread holds the same total. blockDim.x is a multiple of 32 (the launcher's),
+  // so every shuffle has all 32 lanes.
+  extern __shared__ float warp_sums[];  // blockDim.x / 32 floats: the launcher's shared_bytes
+  const int lane = threadIdx.x % kWarp;
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (lane == 0) warp_sums[threadIdx.x / kWarp] = sum;
+  __syncthreads();  // every warp's slot written before any warp reads them; reached by every thread
+  float total = lane < static_cast<int>(blockDim.x) / kWarp ? warp_sums[lane] : 0.0f;
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) total += __shfl_xor_sync(0xffffffffu, total, offset);
+  // eps keeps an all-zero row at rsqrt(eps), finite, so 0 * rsqrt(eps) = 0 instead of 0 * inf = NaN.
+  const float inv_rms = rsqrtf(total / static_cast<float>(cols) + eps);
+  // The last round is still in v: it goes out first, and only the rounds before it are read again
+  // (this block read them microseconds ago: L1 or L2 serves most of it). A row of one round is read
+  // once.
+  const int last = (items - 1) / per_round * per_round;  // the same for the whole block
   float* out_row = out + row_start;
-  if constexpr (kFloat4) {
-    const float4* row4 = reinterpret_cast<const float4*>(row);
-    const float4* weight4 = reinterpret_cast<const float4*>(weight);
-    float4* out4 = reinterpret_cast<float4*>(out_row);
-    const int n4 = cols / 4;
-    for (int base = threadIdx.x; base < n4; base += kItems * blockDim.x) {
-      float4 v[kItems];
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        const int i = base + k * blockDim.x;
-        v[k] = i < n4 ? row4[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      }
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        const int i = base + k * blockDim.x;
-        if (i < n4) {
-          const float4 w = weight4[i];
-          out4[i] = make_float4(v[k].x * inv_rms * w.x, v[k].y * inv_rms * w.y, v[k].z * inv_rms * w.z,
-                                v[k].w * inv_rms * w.w);
-        }
-      }
-    }
-  } else {
-    for (int i = threadIdx.x; i < cols; i += blockDim.x) out_row[i] = row[i] * inv_rms * weight[i];
+  store_round<kFloat4>(out_row, weight, last, items, inv_rms, v);
+  for (int first = 0; first < last; first += per_round) {
+    load_round<kFloat4>(row, first, items, v);
+    store_round<kFloat4>(out_row, weight, first, items, inv_rms, v);
   }
 }
 
@@ -132,12 +147,12 @@ void rmsnorm_block(const float* in, const float* weight, float* out, int rows, i
   // The launch shape. As given, one warp per row and no shared memory: it runs, it does not pass.
   int threads = 32;
   std::size_t shared_bytes = 0;
-  // About kItems items (float4s or floats) per thread: one step of loads covers rows up to 4 x 1024
-  // float4s, and blocks stay small enough that several rows share an SM. A power of two (the tree
-  // halves it) between one warp and 1024 threads.
-  const int wanted = wb::ceil_div(use_float4 ? cols / 4 : cols, kItems);
-  while (threads < wanted && threads < 1024) threads *= 2;
-  shared_bytes = static_cast<std::size_t>(threads) * sizeof(float);  // one slot per thread
+  // Enough whole warps that one round of kItems items each covers the row (up to 1024 threads: rows to
+  // 16384 floats on the float4 path stay in registers, longer ones take several rounds), and no more,
+  // so that short rows leave room for many blocks per SM. One float of shared memory per warp.
+  const int items = use_float4 ? cols / 4 : cols;
+  threads = std::min(1024, wb::ceil_div(wb::ceil_div(items, kItems), kWarp) * kWarp);
+  shared_bytes = static_cast<std::size_t>(threads / kWarp) * sizeof(float);
   if (use_float4) {
     rmsnorm_block_kernel<true><<<rows, threads, shared_bytes, stream>>>(in, weight, out, cols, eps);
   } else {
