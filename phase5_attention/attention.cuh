@@ -56,7 +56,8 @@ using ScoresAttentionLauncher = void (*)(const float* Q, const float* K, const f
 using AttentionLauncher = void (*)(const float* Q, const float* K, const float* V, float* O, float* L,
                                    const AttentionShape& shape, cudaStream_t stream);
 // Launchers that split the keys and merge partial results (5.06): `workspace` holds at least
-// attention_decoding_workspace_elements(shape, splits) floats; its contents on entry do not matter.
+// attention_decoding_workspace_elements(shape, splits) floats, starts 16-byte aligned (the tests and the
+// lesson pass cudaMalloc's 256-byte alignment), and its contents on entry do not matter.
 using DecodingAttentionLauncher = void (*)(const float* Q, const float* K, const float* V, float* O, float* L,
                                            const AttentionShape& shape, int splits, float* workspace,
                                            cudaStream_t stream);
