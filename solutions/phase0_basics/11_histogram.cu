@@ -44,12 +44,17 @@ constexpr unsigned int kValues = 256;  // byte values: the counters of a block's
 // bytes; only the 16 warps of the block share a lane's copy (hence still atomics). 32 KiB per block.
 constexpr unsigned int kLanes = 32;
 
-// Four bytes of a word into this lane's copy (`column` points at its counter 0).
+// Adds `count` to this lane's counter of byte value `value` (`column` points at the lane's counter 0).
+__device__ __forceinline__ void add_count(unsigned int* column, unsigned int value, unsigned int count) {
+  atomicAdd(&column[value * kLanes], count);
+}
+
+// Four bytes of a word into this lane's copy.
 __device__ __forceinline__ void count_word(unsigned int* column, unsigned int w) {
-  atomicAdd(&column[(w & 0xFFu) * kLanes], 1u);
-  atomicAdd(&column[((w >> 8) & 0xFFu) * kLanes], 1u);
-  atomicAdd(&column[((w >> 16) & 0xFFu) * kLanes], 1u);
-  atomicAdd(&column[(w >> 24) * kLanes], 1u);
+  add_count(column, w & 0xFFu, 1u);
+  add_count(column, (w >> 8) & 0xFFu, 1u);
+  add_count(column, (w >> 16) & 0xFFu, 1u);
+  add_count(column, w >> 24, 1u);
 }
 
 // A run of equal bytes kept in registers: a vector of 16 equal bytes only lengthens the thread's run,
@@ -65,7 +70,7 @@ __device__ __forceinline__ void count_vec(unsigned int* column, const uint4& v, 
   const unsigned int splat = value * 0x01010101u;  // the word whose four bytes all equal `value`
   if (v.x == splat && v.y == splat && v.z == splat && v.w == splat) {
     if (value != run.value) {
-      if (run.count != 0) atomicAdd(&column[run.value * kLanes], run.count);
+      if (run.count != 0) add_count(column, run.value, run.count);
       run.value = value;
       run.count = 0;
     }
@@ -98,8 +103,8 @@ __global__ void histogram_kernel(const unsigned char* __restrict__ data, std::si
   const std::size_t num_vecs = (n - head) / kVecBytes;
   const std::size_t tail_start = head + num_vecs * kVecBytes;
   if (blockIdx.x == 0) {
-    if (threadIdx.x < head) atomicAdd(&column[data[threadIdx.x] * kLanes], 1u);
-    if (tail_start + threadIdx.x < n) atomicAdd(&column[data[tail_start + threadIdx.x] * kLanes], 1u);
+    if (threadIdx.x < head) add_count(column, data[threadIdx.x], 1u);
+    if (tail_start + threadIdx.x < n) add_count(column, data[tail_start + threadIdx.x], 1u);
   }
 
   // Whole vectors, grid-stride: trip t of thread i covers vectors base and base + kThreads, so a warp
@@ -119,7 +124,7 @@ __global__ void histogram_kernel(const unsigned char* __restrict__ data, std::si
     for (unsigned int u = 0; u < kVecsPerThread; ++u)
       if (base + u * kThreads < num_vecs) count_vec(column, v[u], run);
   }
-  if (run.count != 0) atomicAdd(&column[run.value * kLanes], run.count);
+  if (run.count != 0) add_count(column, run.value, run.count);
   // The block's counts are complete before any thread reads one.
   __syncthreads();
 
