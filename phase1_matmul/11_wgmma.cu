@@ -12,9 +12,10 @@
 // must not move its own accesses to the accumulators into that window (hopper.cuh, PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
-// Holds 1.10's answer: solve 1.10 first (its cp.async ring's prologue is given here).
-// You decide: how a 64-column stage becomes k16 products through descriptors; which fence, commit and
-//             wait go where around a batch, and so when a stage may be refilled; which accesses to acc
+// Holds 1.10's answer: solve 1.10 first (its cp.async ring comes back; how far ahead it runs is yours).
+// You decide: how a 64-column stage becomes k16 products through descriptors; how many tiles the ring
+//             runs ahead and how many batches stay in flight, which decide when a stage may be
+//             refilled; which fence, commit and wait go where around a batch; which accesses to acc
 //             need the compiler's fence, on which side of the asynchronous window.
 // Source: PTX ISA, "Warpgroup level matrix multiply-accumulate instructions: wgmma"; Pranjal Shankhdhar,
 // "Outperforming cuBLAS on H100: a Worklog". wgmma is the instruction cuBLAS's Hopper kernels use.
@@ -62,15 +63,13 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
 #pragma unroll
   for (int i = 0; i < Mma::kRegs; ++i) acc[i] = 0.0f;
 
-  auto load_stage = [&](int stage, int kt) {
+  [[maybe_unused]] auto load_stage = [&](int stage, int kt) {
     load_tile_swizzled<BM, kBK, kThreads>(As + stage * BM * kBK, A, M, K, m0, kt * kBK);
     load_tile_swizzled<BN, kBK, kThreads>(Bs + stage * BN * kBK, B, N, K, n0, kt * kBK);
   };
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < k_tiles) load_stage(s, s);
-    cp_async_commit();
-  }
+  // TODO(1.11): start the ring: load the first tiles into their stages, one commit group per tile (as
+  //             in 1.10). How many tiles ahead it runs decides which stage each refill overwrites,
+  //             and so how many wgmma batches may still be reading when it does (about 5 lines).
   for (int kt = 0; kt < k_tiles; ++kt) {
     // TODO(1.11): make tile kt readable by the tensor cores, as 1.10 made it readable by ldmatrix,
     //             plus whatever wgmma, which does not read shared memory the way ldmatrix does,
@@ -79,7 +78,7 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     //             one depends on how many batches your waits leave in flight (about 5 lines).
     cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right
 
-    // TODO(1.11): add this warpgroup's 64 x BN product of stage kt % STAGES, all 64 of its K columns,
+    // TODO(1.11): add this warpgroup's 64 x BN product of tile kt's stage, all 64 of its K columns,
     //             to acc with Mma::mma, both operands through smem_descriptor_sw128. The tensor cores
     //             own acc and read the stage until a wait covers the batch, and the compiler must keep
     //             its own accesses to acc out of that window (the README's 1.11) (about 12 lines).

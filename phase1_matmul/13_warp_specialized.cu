@@ -90,8 +90,9 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
 #pragma unroll
       for (int r = 0; r < Mma::kRegs; ++r) acc[r] = 0.0f;
       for (int kt = 0; kt < k_tiles; ++kt, ++i) {
-        const int stage = i % STAGES;
-        // TODO(1.13): wait until the producer's loads of step i have landed (about 1 line).
+        // TODO(1.13): which stage step i reads, and which phase of that stage's barriers is this step's
+        //             (the producer must agree); then wait until its loads have landed (about 2 lines).
+        const int stage = 0;  // TODO(1.13): replace
         const __nv_bfloat16* a_tile = As + stage * kBM * kBK + consumer * 64 * kBK;
         const __nv_bfloat16* b_tile = Bs + stage * BN * kBK;
         wgmma_fence_operands(acc);

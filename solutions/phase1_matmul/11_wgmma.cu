@@ -12,9 +12,10 @@
 // must not move its own accesses to the accumulators into that window (hopper.cuh, PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
-// Holds 1.10's answer: solve 1.10 first (its cp.async ring's prologue is given here).
-// You decide: how a 64-column stage becomes k16 products through descriptors; which fence, commit and
-//             wait go where around a batch, and so when a stage may be refilled; which accesses to acc
+// Holds 1.10's answer: solve 1.10 first (its cp.async ring comes back; how far ahead it runs is yours).
+// You decide: how a 64-column stage becomes k16 products through descriptors; how many tiles the ring
+//             runs ahead and how many batches stay in flight, which decide when a stage may be
+//             refilled; which fence, commit and wait go where around a batch; which accesses to acc
 //             need the compiler's fence, on which side of the asynchronous window.
 // Source: PTX ISA, "Warpgroup level matrix multiply-accumulate instructions: wgmma"; Pranjal Shankhdhar,
 // "Outperforming cuBLAS on H100: a Worklog". wgmma is the instruction cuBLAS's Hopper kernels use.
@@ -61,10 +62,13 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
 #pragma unroll
   for (int i = 0; i < Mma::kRegs; ++i) acc[i] = 0.0f;
 
-  auto load_stage = [&](int stage, int kt) {
+  [[maybe_unused]] auto load_stage = [&](int stage, int kt) {
     load_tile_swizzled<BM, kBK, kThreads>(As + stage * BM * kBK, A, M, K, m0, kt * kBK);
     load_tile_swizzled<BN, kBK, kThreads>(Bs + stage * BN * kBK, B, N, K, n0, kt * kBK);
   };
+  // Prologue: tiles 0 .. STAGES - 2, one commit group each (empty past k_tiles), so that the loop's
+  // refill of tile kt + STAGES - 1 lands in the stage of tile kt - 1, whose batch the wait<0> below
+  // has covered. Running one tile less ahead would let one batch stay in flight (wait<1>).
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < k_tiles) load_stage(s, s);

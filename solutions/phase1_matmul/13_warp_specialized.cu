@@ -102,6 +102,7 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
 #pragma unroll
       for (int r = 0; r < Mma::kRegs; ++r) acc[r] = 0.0f;
       for (int kt = 0; kt < k_tiles; ++kt, ++i) {
+        // Step i is stage i % STAGES's (i / STAGES)-th use: that phase of full[stage] is this step's.
         const int stage = i % STAGES;
         mbarrier_wait(&full[stage], (i / STAGES) & 1);
         const __nv_bfloat16* a_tile = As + stage * kBM * kBK + consumer * 64 * kBK;

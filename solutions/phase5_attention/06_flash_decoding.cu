@@ -39,12 +39,12 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxRowsPerWarp = 8;  // query rows that share one pass over the keys (seq_q > 8: groups)
 constexpr int kLoadsPerStep = 8;    // 16-byte loads of K, and as many of V, in flight per lane per step
-// The split count pulls two ways. More splits, more warps (heads x query groups x splits): each warp
-// has 16 x 16 bytes per lane outstanding (8 KiB), and an SM needs enough of them to cover DRAM's
-// latency (2.01's Little's law). Fewer splits, fewer partials: a split's partial (d + 2 floats per
-// row, stored and read once more) and its share of the merge should stay a small fraction of the
-// 2 x d floats per key it reads. Where the two cannot both hold (few heads, or few keys), which gives
-// way? The lesson prints both limits beside the count it gets.
+// The split count pulls two ways. More splits, more warps (heads x query groups x splits), and so
+// more loads in flight: how many warps must an SM hold to cover DRAM's latency with what one warp
+// keeps outstanding (2.01's Little's law)? Fewer splits, fewer partials: each is stored and read once
+// more, and merged; how many keys must a split read before that is small beside them? Where the two
+// cannot both hold (few heads, or few keys), which gives way? The lesson prints both limits beside the
+// count it gets.
 // 16 warps are 128 KiB in flight per SM, several times the ~23 KB that ~3 TB/s x ~1 us spread over
 // 132 SMs asks for; 128 keys make a partial 0.4% of what its split reads.
 constexpr int kWarpsPerSm = 16;
