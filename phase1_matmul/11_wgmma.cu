@@ -8,11 +8,12 @@
 // 64-bit descriptor tells it where a tile starts and how it is laid out (phase1_matmul/hopper.cuh):
 // here the 128-byte swizzle of 1.10's tiles, rows of 64 BF16 in 8-row groups of 1024 bytes. Ordering
 // rules come with it: the tensor cores own a batch's accumulators and read its stage until a wait
-// covers it; cp.async's writes reach them (async proxy) only through a proxy fence; and the compiler
-// must not move its own accesses to the accumulators into that window (hopper.cuh, PTX ISA "wgmma").
+// covers it; cp.async writes through one proxy and wgmma reads through another (what joins them?);
+// and the compiler must not move its own accesses to the accumulators into that window (hopper.cuh,
+// PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
-// Holds 1.10's answer: solve 1.10 first (its cp.async ring comes back; how far ahead it runs is yours).
+// Holds part of 1.10's answer: solve 1.10 first (its commit group per iteration; the ring's prologue is yours).
 // You decide: how a 64-column stage becomes k16 products through descriptors; how many tiles the ring
 //             runs ahead and how many batches stay in flight, which decide when a stage may be
 //             refilled; which fence, commit and wait go where around a batch; which accesses to acc
@@ -71,9 +72,8 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
   //             in 1.10). How many tiles ahead it runs decides which stage each refill overwrites,
   //             and so how many wgmma batches may still be reading when it does (about 5 lines).
   for (int kt = 0; kt < k_tiles; ++kt) {
-    // TODO(1.11): make tile kt readable by the tensor cores, as 1.10 made it readable by ldmatrix,
-    //             plus whatever wgmma, which does not read shared memory the way ldmatrix does,
-    //             needs beyond that (the README's 1.11, hopper.cuh). Then start a later
+    // TODO(1.11): make tile kt safe for the tensor cores to read (the README's 1.11 asks what
+    //             wgmma needs that 1.10's ldmatrix did not). Then start a later
     //             tile's loads (load_stage) into a stage that no batch can still be reading: which
     //             one depends on how many batches your waits leave in flight (about 5 lines).
     cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right
@@ -119,8 +119,8 @@ namespace {
 
 // Napkin math: one wgmma m64n128k16 is 262144 FLOP issued by one instruction per thread of the
 // warpgroup, against 64 mma.sync m16n8k16 in 1.10, and its operands never pass through registers.
-// What this kernel still pays for: every thread copies with cp.async, and the whole block meets at a
-// barrier once per K tile, with the tensor cores idle on either side of it.
+// What this kernel still pays for: every thread copies with cp.async, and every thread must agree
+// that a stage is free before it is refilled: how long do the tensor cores wait while it changes hands?
 int wgmma_lesson(wb::Lesson& lesson) {
   return p1::run_bf16_matmul_lesson(lesson, "matmul_wgmma_bf16", matmul_wgmma_bf16);
 }

@@ -83,15 +83,17 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
   } else {
     setmaxnreg_inc<kConsumerRegisters>();
     const int consumer = warpgroup - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-    int i = 0;
     float acc[Mma::kRegs];
+    // TODO(1.13): whatever your ring's bookkeeping carries from step to step, across tiles too
+    //             (about 1 line).
     for (int tile_index = blockIdx.x; tile_index < tiles; tile_index += gridDim.x) {
       const TileCoord tile = grouped_tile(tile_index, tiles_m, tiles_n, GROUP);
 #pragma unroll
       for (int r = 0; r < Mma::kRegs; ++r) acc[r] = 0.0f;
-      for (int kt = 0; kt < k_tiles; ++kt, ++i) {
-        // TODO(1.13): which stage step i reads, and which phase of that stage's barriers is this step's
-        //             (the producer must agree); then wait until its loads have landed (about 2 lines).
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        // TODO(1.13): which stage this step reads, and which phase of that stage's barriers is this
+        //             step's (the producer must agree); then wait until its loads have landed (about 2
+        //             lines).
         const int stage = 0;  // TODO(1.13): replace
         const __nv_bfloat16* a_tile = As + stage * kBM * kBK + consumer * 64 * kBK;
         const __nv_bfloat16* b_tile = Bs + stage * BN * kBK;
@@ -102,8 +104,11 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
           Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
         wgmma_commit_group();
         // TODO(1.13): release a stage to the producer once this warpgroup's wgmma are done reading
-        //             it, with the arrivals you initialised empty[] to expect (about 3 lines).
+        //             it, with the arrivals you initialised empty[] to expect; advance your
+        //             bookkeeping (about 4 lines).
       }
+      // TODO(1.13): the epilogue below reads acc: settle whatever your release scheme left in flight
+      //             (0 to 4 lines).
       // Epilogue straight from registers; the producer is already loading the next tile's stages.
       const int m0 = tile.m * kBM, n0 = tile.n * BN;
 #pragma unroll

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Hopper (sm_90a) toolkit of rungs 1.11-1.14 and of 5.08 (FlashAttention-3's forward pass): one
-// inline-PTX instruction per function, each with what it needs from its caller. Nothing here decides
-// anything: the rungs decide what to load where, when to wait, and in which order.
+// inline-PTX instruction per function, each with what it needs from its caller. Nothing here chooses
+// for the rungs: what to load where, when to wait and in which order are theirs; what each instruction
+// guarantees is stated beside it, as the PTX ISA states it.
 //   wgmma    warpgroup MMA: 128 threads (4 consecutive warps, the first a multiple of 4) issue one
 //            m64nNk16 product together; it runs asynchronously, reading A and B straight from
 //            shared memory through 64-bit matrix descriptors, accumulating in registers.
@@ -81,9 +82,9 @@ template <int Pending>
 __device__ inline void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
 }
-// A proxy fence: orders this thread's ordinary (generic-proxy) shared-memory accesses, cp.async's
-// writes included, with later async-proxy accesses (wgmma, TMA) to shared memory, which otherwise
-// need not see them (PTX ISA, "Memory Consistency Model: Proxies"; "membar/fence": fence.proxy.async).
+// A proxy fence: orders this thread's generic-proxy shared-memory accesses with its later
+// async-proxy accesses (wgmma, TMA) to shared memory, which otherwise need not see them (PTX ISA,
+// "Memory Consistency Model: Proxies"; "membar/fence": fence.proxy.async).
 __device__ inline void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
@@ -392,10 +393,10 @@ __device__ inline std::uint32_t map_to_rank(const void* local, std::uint32_t ran
 
 // One arrival on the mbarrier at `cluster_address` (from map_to_rank: this block's or a peer's), with
 // the instruction's default semantics, release at CTA scope (PTX ISA, "mbarrier.arrive"). That is
-// enough for handing back a stage that wgmma have finished reading (wgmma_wait_group): no write of
-// this thread must become visible to the peer. A .release.cluster arrival would also publish this
-// thread's earlier writes to the cluster, and ptxas puts memory fences in front of every such
-// arrival, which the warpgroup's next wgmma would wait behind at every K step. CUTLASS's
+// enough for handing back a stage that holds none of this thread's writes: nothing this thread
+// wrote must become visible to the peer. A .release.cluster arrival would also publish this thread's
+// earlier writes to the cluster, and ptxas puts memory fences in front of every such arrival, which
+// the warpgroup's next wgmma would wait behind at every K step. CUTLASS's
 // ClusterBarrier::arrive(cta_id) is this same instruction.
 __device__ inline void mbarrier_arrive_cluster(std::uint32_t cluster_address) {
   asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_address) : "memory");

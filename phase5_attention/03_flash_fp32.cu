@@ -57,7 +57,8 @@ struct SmemPlan {
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// Copies rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + 1]; rows past
+// Copies rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + 1] (a starting
+// point: the padding and the layout are yours to change, with SmemPlan and smem_bytes); rows past
 // the end are zero (a zero V row times a probability of 0 adds 0, where leftover data could be NaN).
 template <int D, int kRowsInTile>
 __device__ void load_tile(float* tile, const float* src, int first, int rows) {
@@ -80,8 +81,9 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
 // The online softmax over tiles. Per row, m is the max of the logits seen so far, l the sum of
 // exp(s - m) over them, acc[r][k] the sum of exp(s - m) v over them (O before the division by l). A
 // tile brings its own max, and m, l and acc must keep these meanings after it (2.08 did the same for
-// one value at a time). The threads that share a row must agree on the tile's max and on its sum, and
-// combine only among themselves.
+// one value at a time), though l may stay each thread's share of the sum until store_rows combines
+// the shares. The threads that share a row must agree on the tile's max, and combine only among
+// themselves.
 // A row that has seen no visible key yet has m = -inf, and if the tile holds none for it either,
 // exp(-inf - -inf) is NaN: such a row must come out of the update as it went in (m, l and acc
 // unchanged, probabilities 0). A full-mask __shfl_xor_sync must be reached by all 32 lanes of the warp
@@ -92,9 +94,9 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
 template <int D>
 __device__ void online_update(const float (&s)[kRows][kKeys], float (&m)[kRows], float (&l)[kRows],
                               float (&acc)[kRows][D / 16], float* p_tile) {
-  // TODO(5.03): for each of this thread's rows, agree with the row's other 15 threads on the tile's
-  //             max and sum, update m and l, rescale acc, and write the row's probabilities to
-  //             p_tile; no NaN for a row that saw only masked keys (about 20 lines).
+  // TODO(5.03): bring this thread's rows up to date with the tile (m, l and acc as defined above)
+  //             and write their probabilities to p_tile; no NaN for a row that saw only masked
+  //             keys (about 20 lines).
 }
 
 // acc += this tile's P V, for this thread's rows and output columns, from p_tile and the V tile. Padding
@@ -130,8 +132,8 @@ __global__ void __launch_bounds__(kThreads)
     l[r] = 0.0f;
     for (int k = 0; k < D / 16; ++k) acc[r][k] = 0.0f;
   }
-  // TODO(5.03): stream this head's keys and values through kv_tile (one tile's K or V at a time), kBc
-  //             keys per tile, with a barrier wherever one thread's shared-memory writes meet
+  // TODO(5.03): stream this head's keys and values through shared memory, kBc keys per tile,
+  //             with a barrier wherever one thread's shared-memory writes meet
   //             another's reads, and no more (about 12 lines).
   store_rows<D>(acc, m, l, O + head * seq_q * D, L + head * seq_q, q0, seq_q);
 }

@@ -95,13 +95,13 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
   } else {
     setmaxnreg_inc<kConsumerRegisters>();
     const int consumer = warpgroup - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-    int i = 0;
     float acc[Mma::kRegs];
+    int i = 0;  // steps taken, over all of this block's tiles: the producer counts the same way
     for (int tile_index = blockIdx.x; tile_index < tiles; tile_index += gridDim.x) {
       const TileCoord tile = grouped_tile(tile_index, tiles_m, tiles_n, GROUP);
 #pragma unroll
       for (int r = 0; r < Mma::kRegs; ++r) acc[r] = 0.0f;
-      for (int kt = 0; kt < k_tiles; ++kt, ++i) {
+      for (int kt = 0; kt < k_tiles; ++kt) {
         // Step i is stage i % STAGES's (i / STAGES)-th use: that phase of full[stage] is this step's.
         const int stage = i % STAGES;
         mbarrier_wait(&full[stage], (i / STAGES) & 1);
@@ -119,7 +119,9 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         wgmma_wait_group<0>();
         wgmma_fence_operands(acc);
         if (t == 0) mbarrier_arrive(&empty[stage]);
+        ++i;
       }
+      // Every batch was waited for inside the loop: acc is final here.
       // Epilogue straight from registers; the producer is already loading the next tile's stages.
       const int m0 = tile.m * kBM, n0 = tile.n * BN;
 #pragma unroll
