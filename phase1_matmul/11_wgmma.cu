@@ -68,8 +68,8 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     load_tile_swizzled<BM, kBK, kThreads>(As + stage * BM * kBK, A, M, K, m0, kt * kBK);
     load_tile_swizzled<BN, kBK, kThreads>(Bs + stage * BN * kBK, B, N, K, n0, kt * kBK);
   };
-  // TODO(1.11): start the ring: load the first tiles into their stages, one commit group per tile (as
-  //             in 1.10). How many tiles ahead it runs decides which stage each refill overwrites,
+  // TODO(1.11): start the ring: load the first tiles into their stages, one commit group per tile
+  //             (the loop below counts on it). How many tiles ahead it runs decides which stage each refill overwrites,
   //             and so how many wgmma batches may still be reading when it does (about 5 lines).
   for (int kt = 0; kt < k_tiles; ++kt) {
     // TODO(1.11): make tile kt safe for the tensor cores to read (the README's 1.11 asks what
