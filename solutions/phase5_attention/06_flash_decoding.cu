@@ -72,8 +72,9 @@ int query_groups(int seq_q) {
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // The workspace: one slot per (query row of all heads, split), holding the split's unnormalized output
-// acc (d floats, in part_o) and its (m, l) pair (in part_ml), in an order you choose: store_partial
-// writes a slot where decoding_merge_kernel reads it. An empty split (no key visible to the row) is (-inf,
+// acc (d floats, in part_o) and its (m, l) pair (in part_ml): the launcher carves the two arrays, the
+// order of the slots in them is yours. store_partial writes a slot where decoding_merge_kernel reads
+// it. An empty split (no key visible to the row) is (-inf,
 // 0) with acc = 0: 2.08's empty state, which a merge must leave alone.
 struct KeyRange {
   int begin, end;  // keys [begin, end)
@@ -88,8 +89,8 @@ __device__ KeyRange split_keys(int split, int splits, int seq_k) {
 }
 
 // One past the last key that query `row` (of seq_q) may see: all seq_k keys, or with the causal mask
-// of decoding the keys up to its own position. The seq_q queries are the newest seq_q tokens: query
-// seq_q - 1 is token seq_k - 1 and sees every key; query 0 sees the keys before the other queries.
+// of decoding the keys up to its own position. The seq_q queries are the newest seq_q of the seq_k
+// tokens (attention.cuh).
 __device__ int visible_end(int row, int seq_q, int seq_k, bool causal) {
   return causal ? seq_k - seq_q + row + 1 : seq_k;
 }
