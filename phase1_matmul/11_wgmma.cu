@@ -13,7 +13,7 @@
 // PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
-// Holds part of 1.10's answer: solve 1.10 first (its commit group per iteration; the ring's prologue is yours).
+// Builds on 1.10's cp.async ring, which is yours to place again here: solve 1.10 first.
 // You decide: how a 64-column stage becomes k16 products through descriptors; how many tiles the ring
 //             runs ahead and how many batches stay in flight, which decide when a stage may be
 //             refilled; which fence, commit and wait go where around a batch; which accesses to acc
@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     // TODO(1.11): make tile kt safe for the tensor cores to read (the README's 1.11 asks what
     //             wgmma needs that 1.10's ldmatrix did not). Then start a later
     //             tile's loads (load_stage) into a stage that no batch can still be reading: which
-    //             one depends on how many batches your waits leave in flight (about 5 lines).
-    cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right
+    //             one depends on how many batches your waits leave in flight; commit the loads
+    //             so that your waits count right (about 6 lines).
 
     // TODO(1.11): add this warpgroup's 64 x BN product of tile kt's stage, all 64 of its K columns,
     //             to acc with Mma::mma, both operands through smem_descriptor_sw128. The tensor cores

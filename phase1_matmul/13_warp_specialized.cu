@@ -84,8 +84,7 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
     setmaxnreg_inc<kConsumerRegisters>();
     const int consumer = warpgroup - 1, t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     float acc[Mma::kRegs];
-    // TODO(1.13): whatever your ring's bookkeeping carries from step to step, across tiles too
-    //             (about 1 line).
+    // TODO(1.13): whatever your ring's bookkeeping carries from step to step (about 1 line).
     for (int tile_index = blockIdx.x; tile_index < tiles; tile_index += gridDim.x) {
       const TileCoord tile = grouped_tile(tile_index, tiles_m, tiles_n, GROUP);
 #pragma unroll

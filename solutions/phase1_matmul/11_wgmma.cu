@@ -13,7 +13,7 @@
 // PTX ISA "wgmma").
 // Problem: C = alpha A B^T + beta C as in 1.10 (phase1_matmul/matmul_bf16.cuh).
 // Task: in wgmma_kernel feed each stage to the tensor cores and write acc to C; copies are given.
-// Holds part of 1.10's answer: solve 1.10 first (its commit group per iteration; the ring's prologue is yours).
+// Builds on 1.10's cp.async ring, which is yours to place again here: solve 1.10 first.
 // You decide: how a 64-column stage becomes k16 products through descriptors; how many tiles the ring
 //             runs ahead and how many batches stay in flight, which decide when a stage may be
 //             refilled; which fence, commit and wait go where around a batch; which accesses to acc
