@@ -156,8 +156,8 @@ __device__ void store_partial(const float (&m)[R], const float (&l)[R], const fl
 
 // Warp w (of heads x groups x splits) computes split w % splits of query group (w / splits) % groups
 // of head w / (splits x groups): rows q0 .. q0 + R - 1 against the split's keys, each key and value
-// read once for all R rows. (The 1 in __launch_bounds__ lifts a register cap: without it ptxas held
-// the one-row d = 64 kernel to 72 registers and spilled.)
+// read once for all R rows. (The explicit minimum of 1 block per SM is measured, not a default:
+// with __launch_bounds__(128) alone, ptxas held the one-row d = 64 kernel to 72 registers and spilled.)
 template <int D, int R>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1)
     decoding_split_kernel(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
