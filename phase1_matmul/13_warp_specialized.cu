@@ -102,9 +102,9 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
         for (int k = 0; k < kBK / 16; ++k)
           Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
         wgmma_commit_group();
-        // TODO(1.13): release a stage to the producer once this warpgroup's wgmma are done reading
-        //             it, with the arrivals you initialised empty[] to expect; advance your
-        //             bookkeeping (about 4 lines).
+        // TODO(1.13): release a stage to the producer once the tensor cores are done reading it,
+        //             with the arrivals you initialised empty[] to expect; advance your bookkeeping
+        //             (about 4 lines).
       }
       // TODO(1.13): the epilogue below reads acc: settle whatever your release scheme left in flight
       //             (0 to 4 lines).
