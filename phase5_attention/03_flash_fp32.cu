@@ -31,7 +31,8 @@ namespace {
 // A block computes a kBr x kBc tile of scores at a time with 256 threads: each owns kRows query rows
 // and kKeys keys of the tile (s below) and d / 16 output columns of its rows (acc). Which ones is the
 // first design choice, and it decides the rest: how the threads of a row agree on its max and sum, and
-// what the reads of the K tile (rows padded by one float) and of the V tile cost in bank conflicts.
+// what the reads of the K tile and of the V tile cost in bank conflicts (under the given plan's
+// one-float padding, or under yours).
 constexpr int kBr = 64;  // query rows per block
 constexpr int kBc = 64;  // keys per tile
 constexpr int kThreads = 256;
