@@ -114,8 +114,8 @@ __global__ void __launch_bounds__(kThreads, 1)  // the ", 1" gives the register 
           Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
         wgmma_commit_group();
         // The stage may be refilled only once this warpgroup's wgmma have read it: wait (one thread's
-        // wait covers the warpgroup's batch, hopper.cuh), then release. With two consumers the tensor cores stay busy
-        // with the other warpgroup's batch meanwhile.
+        // wait covers the warpgroup's batch, hopper.cuh), then release. With two consumers the tensor
+        // cores stay busy with the other warpgroup's batch meanwhile.
         wgmma_wait_group<0>();
         wgmma_fence_operands(acc);
         if (t == 0) mbarrier_arrive(&empty[stage]);

@@ -100,9 +100,9 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
 
 // The online softmax over tiles. Per row, m is the max of the logits seen so far, l the sum of
 // exp(s - m) over them, acc[r][k] the sum of exp(s - m) v over them (O before the division by l). A
-// tile brings its own max, and m, l and acc must keep these meanings after it (2.08 did the same for
-// one value at a time), by the time store_rows reads them. The threads that share a row must agree
-// on the tile's max, and combine only among themselves.
+// tile brings its own max; when store_rows reads m, l and acc, they must have these meanings over
+// every tile seen (2.08 did the same for one value at a time). The threads that share a row must
+// agree on the tile's max, and combine only among themselves.
 // A row that has seen no visible key yet has m = -inf, and if the tile holds none for it either,
 // exp(-inf - -inf) is NaN: such a row must come out of the update as it went in (m, l and acc
 // unchanged, probabilities 0). A full-mask __shfl_xor_sync must be reached by all 32 lanes of the warp

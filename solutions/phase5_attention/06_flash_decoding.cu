@@ -74,8 +74,8 @@ int query_groups(int seq_q) {
 // The workspace: one slot per (query row of all heads, split), holding the split's unnormalized output
 // acc (d floats, in part_o) and its (m, l) pair (in part_ml): the launcher carves the two arrays, the
 // order of the slots in them is yours. store_partial writes a slot where decoding_merge_kernel reads
-// it. An empty split (no key visible to the row) is (-inf,
-// 0) with acc = 0: 2.08's empty state, which a merge must leave alone.
+// it. An empty split (no key visible to the row) is (-inf, 0) with acc = 0: 2.08's empty state, which
+// a merge must leave alone.
 struct KeyRange {
   int begin, end;  // keys [begin, end)
 };
@@ -156,8 +156,8 @@ __device__ void store_partial(const float (&m)[R], const float (&l)[R], const fl
 
 // Warp w (of heads x groups x splits) computes split w % splits of query group (w / splits) % groups
 // of head w / (splits x groups): rows q0 .. q0 + R - 1 against the split's keys, each key and value
-// read once for all R rows. (The explicit minimum of 1 block per SM is measured, not a default:
-// with __launch_bounds__(128) alone, ptxas held the one-row d = 64 kernel to 72 registers and spilled.)
+// read once for all R rows. (The minimum of 1 block per SM is written out because, measured, ptxas
+// otherwise held the one-row d = 64 kernel to 72 registers and spilled.)
 template <int D, int R>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1)
     decoding_split_kernel(const float* __restrict__ Q, const float* __restrict__ K, const float* __restrict__ V,
