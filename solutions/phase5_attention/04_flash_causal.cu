@@ -15,10 +15,11 @@
 // Holds 5.03's answer: solve 5.03 first (the rest of 5.03's kernel is given here).
 // Run:   ./workbook run 5.04 [-- --size 16x4096x64]
 // Check: ./workbook check 5.04
-// Aim:   ~1.6x of 5.02 at 16x4096x64 causal, longest-first ~1.3x faster than natural order.
+// Aim:   ~2x of 5.02 at 16x4096x64 causal, longest-first ~1.2x faster than natural order.
 // Previous: 5.03 flash_fp32. Next: 5.05 flash_tensor_cores.
 
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -29,9 +30,10 @@
 namespace {
 
 // A block computes a kBr x kBc tile of scores at a time with 16 x 16 threads: thread (tx, ty) owns
-// query rows ty + 16 r (r < 4) and keys tx + 16 c (c < 4) of the tile, and output columns tx + 16 k
-// (k < d / 16). Strided ownership makes the 16 threads of a half-warp read 16 different K rows (bank
-// conflict-free with one float of padding per row) and 16 neighbouring V columns (coalesced, conflict-free).
+// query rows kRows ty + r (r < 4, contiguous) and keys tx + 16 c (c < 4) of the tile, and output columns
+// 64 g + 4 tx + t (g < d / 64, t < 4: acc[r][4 g + t]). A row's 16 threads are one half-warp, so its max
+// and sum combine with shuffles inside it; contiguous rows, keys read along d and 4 neighbouring columns
+// make every shared-memory read a float4, and 4 floats of padding keep them conflict-free (below).
 constexpr int kBr = 64;  // query rows per block
 constexpr int kBc = 64;  // keys per tile
 constexpr int kThreads = 256;
@@ -39,22 +41,55 @@ constexpr int kRows = kBr / 16;  // rows per thread
 constexpr int kKeys = kBc / 16;  // keys per thread per tile
 static_assert(kBr % 16 == 0 && kBc % 16 == 0, "16 x 16 threads share the tile");
 
-// Shared memory: the query tile, one key-or-value tile and the probabilities, each row padded by one float.
+// Every row of the three shared tiles is padded by kPad floats: a row of the Q or K tile holds
+// D + kPad floats, a row of p_tile kBc + kPad. Four floats: rows stay 16-byte aligned, so every read
+// below is a float4. 16 neighbouring K rows then start 4 banks apart (D + 4 = 4 mod 32 banks) and a
+// half-warp's 256 bytes take the minimum 2 wavefronts; two P rows 4 apart start 16 banks apart, so a
+// warp's two rows never collide.
+constexpr int kPad = 4;
+
+// Shared memory: the query tile, one key-or-value tile and the probabilities.
 template <int D>
 constexpr std::size_t smem_bytes() {
-  return sizeof(float) * (std::size_t(kBr) * (D + 1) + std::size_t(kBc) * (D + 1) + std::size_t(kBr) * (kBc + 1));
+  return sizeof(float) *
+         (std::size_t(kBr) * (D + kPad) + std::size_t(kBc) * (D + kPad) + std::size_t(kBr) * (kBc + kPad));
 }
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// Copies rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + 1]; rows past
-// the end are zero (a zero K row gives logit 0, not -inf: the scores must still mask it; a zero V row
-// times a probability of 0 adds 0, where leftover data could be NaN).
+// Copies rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + kPad]; rows past
+// the end are zero (a zero K row gives logit 0, not -inf: the scores must still mask it; a zero V row times a
+// probability of 0 adds 0, where leftover data could be NaN). All of a thread's loads are issued before any
+// store, so each thread keeps several 16-byte loads in flight (2.01); Q, K and V carry no 16-byte alignment
+// promise, so a source that is not aligned takes the 4-byte path, and a padding that leaves rows unaligned
+// takes 4-byte stores.
 template <int D, int kRowsInTile>
 __device__ void load_tile(float* tile, const float* src, int first, int rows) {
-  for (int idx = threadIdx.x; idx < kRowsInTile * D; idx += kThreads) {
-    const int r = idx / D, c = idx % D;
-    tile[r * (D + 1) + c] = first + r < rows ? src[static_cast<std::size_t>(first + r) * D + c] : 0.0f;
+  constexpr int kVecs = D / 4, kPerThread = kRowsInTile * kVecs / kThreads;
+  static_assert(kRowsInTile * kVecs % kThreads == 0, "whole rounds of float4 loads");
+  if (reinterpret_cast<std::uintptr_t>(src) % 16 == 0) {
+    float4 buf[kPerThread];
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const int idx = threadIdx.x + i * kThreads, r = idx / kVecs, c = idx % kVecs * 4;
+      const float4* from = reinterpret_cast<const float4*>(src + static_cast<std::size_t>(first + r) * D + c);
+      buf[i] = first + r < rows ? __ldg(from) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const int idx = threadIdx.x + i * kThreads, r = idx / kVecs, c = idx % kVecs * 4;
+      float* to = tile + r * (D + kPad) + c;
+      if constexpr ((D + kPad) % 4 == 0) {
+        *reinterpret_cast<float4*>(to) = buf[i];
+      } else {
+        to[0] = buf[i].x, to[1] = buf[i].y, to[2] = buf[i].z, to[3] = buf[i].w;
+      }
+    }
+  } else {
+    for (int idx = threadIdx.x; idx < kRowsInTile * D; idx += kThreads) {
+      const int r = idx / D, c = idx % D;
+      tile[r * (D + kPad) + c] = first + r < rows ? __ldg(src + static_cast<std::size_t>(first + r) * D + c) : 0.0f;
+    }
   }
 }
 
@@ -73,33 +108,41 @@ __device__ int key_end(int q0, int seq_k, bool causal) {
 }
 static_assert(kBr == kBc, "key_end assumes the diagonal ends the last key tile a query tile needs");
 
-// s[r][c] = the scaled logit of query row q0 + ty + 16 r against key k0 + tx + 16 c, from the tiles in
-// shared memory; -inf where key_visible says no.
+// s[r][c] = the scaled logit of query row q0 + kRows ty + r against key k0 + tx + 16 c, from the tiles
+// in shared memory; -inf where key_visible says no.
 template <int D>
 __device__ void tile_scores(const float* q_tile, const float* k_tile, int q0, int k0, int seq_k, bool causal,
                             float scale, float (&s)[kRows][kKeys]) {
+  // The 16 threads of a row are one half-warp, each reading one K row along d, four columns at a time
+  // (the other half-warp reads the same K rows: a broadcast); the row's q values are one address for
+  // the whole half-warp. Unlike 5.03, one q float4 is live at a time and the loop over d is not
+  // unrolled: the causal kernel keeps a few more values across its key loop, and at d = 128 the
+  // unrolled schedule spilled registers.
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  constexpr int kStride = D + kPad;
+  const float* q_rows = q_tile + ty * kRows * kStride;
+  const float* k_rows = k_tile + tx * kStride;
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
 #pragma unroll
     for (int c = 0; c < kKeys; ++c) s[r][c] = 0.0f;
-#pragma unroll 8
-  for (int k = 0; k < D; ++k) {
-    float q[kRows], kk[kKeys];
+#pragma unroll 1
+  for (int k = 0; k < D; k += 4) {
+    float4 kk[kKeys];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) q[r] = q_tile[(ty + 16 * r) * (D + 1) + k];
+    for (int c = 0; c < kKeys; ++c) kk[c] = *reinterpret_cast<const float4*>(k_rows + 16 * c * kStride + k);
 #pragma unroll
-    for (int c = 0; c < kKeys; ++c) kk[c] = k_tile[(tx + 16 * c) * (D + 1) + k];
+    for (int r = 0; r < kRows; ++r) {
+      const float4 q = *reinterpret_cast<const float4*>(q_rows + r * kStride + k);
 #pragma unroll
-    for (int r = 0; r < kRows; ++r)
-#pragma unroll
-      for (int c = 0; c < kKeys; ++c) s[r][c] += q[r] * kk[c];
+      for (int c = 0; c < kKeys; ++c) s[r][c] += q.x * kk[c].x + q.y * kk[c].y + q.z * kk[c].z + q.w * kk[c].w;
+    }
   }
 #pragma unroll
   for (int r = 0; r < kRows; ++r)
 #pragma unroll
     for (int c = 0; c < kKeys; ++c)
-      s[r][c] = key_visible(q0 + ty + 16 * r, k0 + tx + 16 * c, seq_k, causal) ? s[r][c] * scale : -INFINITY;
+      s[r][c] = key_visible(q0 + kRows * ty + r, k0 + tx + 16 * c, seq_k, causal) ? s[r][c] * scale : -INFINITY;
 }
 
 // The online softmax over tiles. Per row, m is the max of the logits seen so far, l the sum of
@@ -107,7 +150,8 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int q0, in
 // tile brings its own max: with m_new = max(m, tile max), every old term was computed against m and
 // must be multiplied by exp(m - m_new) (2.08's identity), in l and in acc alike; the tile's terms are
 // exp(s - m_new). The 16 threads that share a row (same ty, tx = 0..15: one half-warp) must agree on
-// the tile's max and on its sum, so combine their values with shuffles inside the half-warp.
+// the tile's max, so they combine it with shuffles inside the half-warp; l stays each thread's share
+// of the row's sum (rescaled alike), and store_rows adds the 16 shares once.
 // While m is -inf (no logit seen yet), exp(m - m_new) is exp(-inf) = 0, which is right; but if a row
 // saw no visible key in the tile too, m_new is -inf and exp(-inf - -inf) is NaN: such a row must come
 // out of the update as it went in (m, l and acc unchanged, probabilities 0). A warp holds two rows (its
@@ -115,70 +159,100 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int q0, in
 // visible still takes part in every shuffle (its -inf logits combine like any others) and is left alone
 // by what it does with the results, never by branching around them. Such a branch splits the warp, which
 // is undefined behaviour that no test shows (here every tile holds key k0, which every row sees).
-// p_tile[row][key] receives exp(s - m_new), for the P V step.
+// p_tile[row][key] receives exp(s - m_new) (0 for a row with nothing visible), for the P V step.
 template <int D>
 __device__ void online_update(const float (&s)[kRows][kKeys], float (&m)[kRows], float (&l)[kRows],
                               float (&acc)[kRows][D / 16], float* p_tile) {
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
+    // This thread's max, then the row's: xor offsets below 16 stay inside the half-warp that shares
+    // the row, and every lane runs them.
     float tile_max = s[r][0];
 #pragma unroll
     for (int c = 1; c < kKeys; ++c) tile_max = fmaxf(tile_max, s[r][c]);
-    // xor offsets below 16 stay inside the half-warp: lane = 16 (ty % 2) + tx.
+#pragma unroll
     for (int offset = 8; offset > 0; offset /= 2)
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
     const float m_new = fmaxf(m[r], tile_max);
-    const bool empty = m_new == -INFINITY;  // no visible key yet: leave the row alone
-    const float rescale = empty ? 1.0f : expf(m[r] - m_new);
-    float p[kKeys], sum = 0.0f;
+    // No visible key yet: subtract 0 instead of -inf, so every term is exp(-inf) = 0 and the rescale
+    // exp(-inf) = 0 multiplies an l and acc that are still 0: the row leaves as it came.
+    const float base = m_new == -INFINITY ? 0.0f : m_new;
+    const float rescale = expf(m[r] - base);
+    float sum = 0.0f;  // this thread's share: store_rows adds the row's 16 shares once
+    float* p_row = p_tile + (kRows * ty + r) * (kBc + kPad) + tx;
 #pragma unroll
     for (int c = 0; c < kKeys; ++c) {
-      p[c] = empty ? 0.0f : expf(s[r][c] - m_new);
-      sum += p[c];
+      const float p = expf(s[r][c] - base);
+      sum += p;
+      p_row[16 * c] = p;
     }
-    for (int offset = 8; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     l[r] = l[r] * rescale + sum;
 #pragma unroll
     for (int k = 0; k < D / 16; ++k) acc[r][k] *= rescale;
     m[r] = m_new;
-#pragma unroll
-    for (int c = 0; c < kKeys; ++c) p_tile[(ty + 16 * r) * (kBc + 1) + tx + 16 * c] = p[c];
   }
 }
 
-// acc[r][k] += sum over the tile's keys j of p_tile[row][j] * v_tile[j][column], for this thread's rows
-// and columns. Padding keys have probability 0 and zero values.
+// acc[r][4 g + t] += sum over the tile's keys j of p_tile[row][j] * v_tile[j][64 g + 4 tx + t], for this
+// thread's rows and columns. Padding keys have probability 0 and zero values.
 template <int D>
 __device__ void accumulate_pv(const float* p_tile, const float* v_tile, float (&acc)[kRows][D / 16]) {
+  // A half-warp reads 256 contiguous bytes of a V row as float4s, and its rows' probabilities as
+  // float4s along the keys (one address a half-warp).
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-#pragma unroll 4
-  for (int j = 0; j < kBc; ++j) {
-    float v[D / 16];
+  constexpr int kStride = D + kPad, kGroups = D / 64;
+  const float* p_rows = p_tile + ty * kRows * (kBc + kPad);
+#pragma unroll 2
+  for (int j = 0; j < kBc; j += 4) {
+    float4 p[kRows];
 #pragma unroll
-    for (int k = 0; k < D / 16; ++k) v[k] = v_tile[j * (D + 1) + tx + 16 * k];
+    for (int r = 0; r < kRows; ++r) p[r] = *reinterpret_cast<const float4*>(p_rows + r * (kBc + kPad) + j);
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const float p = p_tile[(ty + 16 * r) * (kBc + 1) + j];
+    for (int u = 0; u < 4; ++u) {
+      float4 v[kGroups];
 #pragma unroll
-      for (int k = 0; k < D / 16; ++k) acc[r][k] += p * v[k];
+      for (int g = 0; g < kGroups; ++g)
+        v[g] = *reinterpret_cast<const float4*>(v_tile + (j + u) * kStride + 64 * g + 4 * tx);
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        const float pu = u == 0 ? p[r].x : u == 1 ? p[r].y : u == 2 ? p[r].z : p[r].w;
+#pragma unroll
+        for (int g = 0; g < kGroups; ++g) {
+          acc[r][4 * g + 0] += pu * v[g].x;
+          acc[r][4 * g + 1] += pu * v[g].y;
+          acc[r][4 * g + 2] += pu * v[g].z;
+          acc[r][4 * g + 3] += pu * v[g].w;
+        }
+      }
     }
   }
 }
 
-// The epilogue: O = acc / l for the rows that exist (q0 + row < seq_q), and L = m + log(l) once per row.
+// The epilogue: l = the sum of the row's 16 shares, O = acc / l for the rows that exist (q0 + row <
+// seq_q), and L = m + log(l) once per row.
 template <int D>
 __device__ void store_rows(const float (&acc)[kRows][D / 16], const float (&m)[kRows], const float (&l)[kRows],
                            float* o_head, float* l_head, int q0, int seq_q) {
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    const int row = q0 + ty + 16 * r;
-    if (row >= seq_q) continue;  // the zero padding of the last query tile
-    const float inv_l = 1.0f / l[r];
+    float sum = l[r];  // this thread's share; the half-warp's 16 shares make the row's l
 #pragma unroll
-    for (int k = 0; k < D / 16; ++k) o_head[static_cast<std::size_t>(row) * D + tx + 16 * k] = acc[r][k] * inv_l;
-    if (tx == 0) l_head[row] = m[r] + logf(l[r]);
+    for (int offset = 8; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    const int row = q0 + kRows * ty + r;
+    if (row >= seq_q) continue;  // the zero padding of the last query tile (after the shuffles)
+    const float inv_l = 1.0f / sum;
+    float* o_row = o_head + static_cast<std::size_t>(row) * D + 4 * tx;
+#pragma unroll
+    for (int g = 0; g < D / 64; ++g) {
+      // O rows are 16-byte aligned only when o_head is: O carries no such promise either.
+      o_row[64 * g + 0] = acc[r][4 * g + 0] * inv_l;
+      o_row[64 * g + 1] = acc[r][4 * g + 1] * inv_l;
+      o_row[64 * g + 2] = acc[r][4 * g + 2] * inv_l;
+      o_row[64 * g + 3] = acc[r][4 * g + 3] * inv_l;
+    }
+    if (tx == 0) l_head[row] = m[r] + logf(sum);
   }
 }
 
@@ -203,9 +277,9 @@ __global__ void __launch_bounds__(kThreads)
                                   float* __restrict__ O, float* __restrict__ L, int heads, int seq_q, int seq_k,
                                   float scale, bool causal, bool longest_first) {
   extern __shared__ float smem[];
-  float* q_tile = smem;                     // [kBr][D + 1]
-  float* kv_tile = q_tile + kBr * (D + 1);  // [kBc][D + 1]: K of the current tile, then its V
-  float* p_tile = kv_tile + kBc * (D + 1);  // [kBr][kBc + 1]
+  float* q_tile = smem;                        // [kBr][D + kPad]
+  float* kv_tile = q_tile + kBr * (D + kPad);  // [kBc][D + kPad]: K of the current tile, then its V
+  float* p_tile = kv_tile + kBc * (D + kPad);  // [kBr][kBc + kPad]
   const int tiles = static_cast<int>(wb::ceil_div(seq_q, kBr));
   const TileCoord at = block_coords(static_cast<int>(blockIdx.x), tiles, heads, longest_first);
   const std::size_t head = at.head;
@@ -239,7 +313,7 @@ __global__ void __launch_bounds__(kThreads)
 template <int D>
 void launch_flash_causal(const float* Q, const float* K, const float* V, float* O, float* L,
                          const AttentionShape& shape, bool longest_first, cudaStream_t stream) {
-  // Above 48 KiB a block must opt in to its shared memory (83 KB at d = 128: an sm_80 or newer GPU).
+  // Above 48 KiB a block must opt in to its shared memory (85 KB at d = 128: an sm_80 or newer GPU).
   CUDA_CHECK(cudaFuncSetAttribute(attention_flash_causal_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(smem_bytes<D>())));
   const unsigned blocks = wb::ceil_div(static_cast<unsigned>(shape.seq_q), unsigned(kBr)) * shape.heads;
