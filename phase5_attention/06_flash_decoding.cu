@@ -7,7 +7,8 @@
 // with 2.08's online-softmax merge; how to choose the split count from the shape and the SM count;
 // and, reading the given split kernel, how a memory-bound kernel keeps enough 16-byte loads in flight.
 // Task: write the split count and its two limits, a split's key range, the causal end of a decoding
-// query, where the partials live in the workspace (their store and the merge's read), and the merge.
+// query, where the partials live in the workspace (its carve-up, their store and the merge's read),
+// and the merge kernel.
 // The per-split loop (5.03's online softmax, one warp wide) is given: fold_step holds 5.03's answer,
 // so solve 5.03 first.
 // You decide: how many splits a shape gets on a GPU of sm_count SMs, and which limit gives way; where
@@ -71,10 +72,10 @@ int query_groups(int seq_q) {
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // The workspace: one slot per (query row of all heads, split), holding the split's unnormalized output
-// acc (d floats, in part_o) and its (m, l) pair (in part_ml): the launcher carves the two arrays, the
-// order of the slots in them is yours. store_partial writes a slot where decoding_merge_kernel reads
-// it. An empty split (no key visible to the row) is (-inf, 0) with acc = 0: 2.08's empty state, which
-// a merge must leave alone.
+// acc (d floats, in part_o) and its (m, l) pair (in part_ml): how the launcher carves the workspace
+// into the two arrays and the order of the slots in them are yours. store_partial writes a slot where
+// decoding_merge_kernel reads it. An empty split (no key visible to the row) is (-inf, 0) with acc = 0: 2.08's empty
+// state, which a merge must leave alone.
 struct KeyRange {
   int begin, end;  // keys [begin, end)
 };
@@ -237,26 +238,16 @@ __device__ void merge_partial(float& m, float& l, float (&o)[D / 32], float m_s,
 
 // One warp per query row (of heads x seq_q): merges the row's `splits` partials in order, then writes
 // O (the merged output divided by the merged sum) and L. Every row has a visible key, so after the
-// merge l > 0. Lane `lane` owns columns lane + 32 t.
+// merge l > 0. Each lane holds D / 32 of the row's columns (merge_partial's o): which ones is yours.
 template <int D>
 __global__ void decoding_merge_kernel(const float* __restrict__ part_o, const float2* __restrict__ part_ml,
                                       float* __restrict__ O, float* __restrict__ L, long long rows, int splits) {
   const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (row >= rows) return;  // the whole warp leaves together
-  const int lane = threadIdx.x % 32;
-  float m = -INFINITY, l = 0.0f, o[D / 32];
-#pragma unroll
-  for (int t = 0; t < D / 32; ++t) o[t] = 0.0f;
-#pragma unroll 4
-  for (int split = 0; split < splits; ++split) {
-    float2 ml = make_float2(-INFINITY, 0.0f);  // TODO(5.06): replace: every split reads as empty so far
-    float o_s[D / 32] = {};                    // TODO(5.06): replace
-    // TODO(5.06): read split `split`'s (m, l) and this lane's columns of its acc for this row, from
-    //             where store_partial put them (about 4 lines).
-    (void)lane, (void)part_o, (void)part_ml;  // TODO(5.06): delete: it only silences unused warnings
-    merge_partial<D>(m, l, o, ml.x, ml.y, o_s);
-  }
-  // TODO(5.06): write this lane's columns of the row's O and, once per row, its L (about 4 lines).
+  // TODO(5.06): merge the row's partials in split order (merge_partial folds one in), reading each
+  //             from where store_partial put it, then write this lane's columns of the row's O and,
+  //             once per row, its L (about 16 lines).
+  (void)part_o, (void)part_ml, (void)O, (void)L, (void)splits;  // TODO(5.06): delete: silences unused warnings
 }
 
 template <int D, int R>
@@ -274,8 +265,11 @@ template <int D>
 void launch_decoding(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
                      int splits, float* workspace, cudaStream_t stream) {
   const long long rows = static_cast<long long>(shape.heads) * shape.seq_q;
-  float* part_o = workspace;
-  float2* part_ml = reinterpret_cast<float2*>(workspace + static_cast<std::size_t>(rows) * splits * D);
+  // TODO(5.06): carve the workspace (attention_decoding_workspace_elements(shape, splits) floats, 16-byte
+  //             aligned) into the two arrays (2 lines).
+  float* part_o = nullptr;    // TODO(5.06): replace
+  float2* part_ml = nullptr;  // TODO(5.06): replace
+  (void)workspace;            // TODO(5.06): delete: it only silences an unused-parameter warning
   switch (rows_per_warp(shape.seq_q)) {
     case 1:
       launch_split<D, 1>(Q, K, V, part_o, part_ml, shape, splits, stream);

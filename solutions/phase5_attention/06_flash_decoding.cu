@@ -7,7 +7,8 @@
 // with 2.08's online-softmax merge; how to choose the split count from the shape and the SM count;
 // and, reading the given split kernel, how a memory-bound kernel keeps enough 16-byte loads in flight.
 // Task: write the split count and its two limits, a split's key range, the causal end of a decoding
-// query, where the partials live in the workspace (their store and the merge's read), and the merge.
+// query, where the partials live in the workspace (its carve-up, their store and the merge's read),
+// and the merge kernel.
 // The per-split loop (5.03's online softmax, one warp wide) is given: fold_step holds 5.03's answer,
 // so solve 5.03 first.
 // You decide: how many splits a shape gets on a GPU of sm_count SMs, and which limit gives way; where
@@ -45,9 +46,10 @@ constexpr int kLoadsPerStep = 8;    // 16-byte loads of K, and as many of V, in 
 // more, and merged; how many keys must a split read before that is small beside them? Where the two
 // cannot both hold (few heads, or few keys), which gives way? The lesson prints both limits beside the
 // count it gets.
-// 16 warps are 128 KiB in flight per SM, several times the ~23 KB that ~3 TB/s x ~1 us spread over
-// 132 SMs asks for; 128 keys make a partial 0.4% of what its split reads.
-constexpr int kWarpsPerSm = 16;
+// 8 warps are 64 KiB in flight per SM, about three times the ~23 KB that ~3 TB/s x ~1 us spread over
+// 132 SMs asks for (16 measured slower: at 8 heads x 4 queries it cut splits to 128 keys, where the
+// partials and the merge cost more); 128 keys make a partial 0.4% of what its split reads.
+constexpr int kWarpsPerSm = 8;
 constexpr int kMinKeysPerSplit = 128;
 
 template <int D>
@@ -72,10 +74,10 @@ int query_groups(int seq_q) {
 // ---- kernels ----------------------------------------------------------------------------------------
 
 // The workspace: one slot per (query row of all heads, split), holding the split's unnormalized output
-// acc (d floats, in part_o) and its (m, l) pair (in part_ml): the launcher carves the two arrays, the
-// order of the slots in them is yours. store_partial writes a slot where decoding_merge_kernel reads
-// it. An empty split (no key visible to the row) is (-inf, 0) with acc = 0: 2.08's empty state, which
-// a merge must leave alone.
+// acc (d floats, in part_o) and its (m, l) pair (in part_ml): how the launcher carves the workspace
+// into the two arrays and the order of the slots in them are yours. store_partial writes a slot where
+// decoding_merge_kernel reads it. An empty split (no key visible to the row) is (-inf, 0) with acc = 0: 2.08's empty
+// state, which a merge must leave alone.
 struct KeyRange {
   int begin, end;  // keys [begin, end)
 };
@@ -250,7 +252,7 @@ __device__ void merge_partial(float& m, float& l, float (&o)[D / 32], float m_s,
 
 // One warp per query row (of heads x seq_q): merges the row's `splits` partials in order, then writes
 // O (the merged output divided by the merged sum) and L. Every row has a visible key, so after the
-// merge l > 0. Lane `lane` owns columns lane + 32 t.
+// merge l > 0. Each lane holds D / 32 of the row's columns (merge_partial's o): which ones is yours.
 template <int D>
 __global__ void decoding_merge_kernel(const float* __restrict__ part_o, const float2* __restrict__ part_ml,
                                       float* __restrict__ O, float* __restrict__ L, long long rows, int splits) {
@@ -290,6 +292,8 @@ template <int D>
 void launch_decoding(const float* Q, const float* K, const float* V, float* O, float* L, const AttentionShape& shape,
                      int splits, float* workspace, cudaStream_t stream) {
   const long long rows = static_cast<long long>(shape.heads) * shape.seq_q;
+  // All the slots' outputs first, then all their (m, l) pairs: rows x splits x D floats leave part_ml
+  // 8-byte aligned, and part_o keeps the workspace's 16-byte alignment for the float4 stores.
   float* part_o = workspace;
   float2* part_ml = reinterpret_cast<float2*>(workspace + static_cast<std::size_t>(rows) * splits * D);
   switch (rows_per_warp(shape.seq_q)) {
