@@ -232,11 +232,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 1)
 template <int D>
 __device__ void merge_partial(float& m, float& l, float (&o)[D / 32], float m_s, float l_s,
                               const float (&o_s)[D / 32]) {
-  // TODO(5.06): fold the split into (m, l, o) so that l and o stay sums against the running max m;
+  // TODO(5.06): fold the split into (m, l, o) so that they describe both sides' keys as above;
   //             an empty split changes nothing, and two empty sides must not make NaN (about 7 lines).
 }
 
-// One warp per query row (of heads x seq_q): merges the row's `splits` partials in order, then writes
+// One warp per query row (of heads x seq_q): merges the row's `splits` partials, then writes
 // O (the merged output divided by the merged sum) and L. Every row has a visible key, so after the
 // merge l > 0. Each lane holds D / 32 of the row's columns (merge_partial's o): which ones is yours.
 template <int D>
@@ -244,7 +244,7 @@ __global__ void decoding_merge_kernel(const float* __restrict__ part_o, const fl
                                       float* __restrict__ O, float* __restrict__ L, long long rows, int splits) {
   const long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (row >= rows) return;  // the whole warp leaves together
-  // TODO(5.06): merge the row's partials in split order (merge_partial folds one in), reading each
+  // TODO(5.06): merge the row's partials (merge_partial folds one in), reading each
   //             from where store_partial put it, then write this lane's columns of the row's O and,
   //             once per row, its L (about 16 lines).
   (void)part_o, (void)part_ml, (void)O, (void)L, (void)splits;  // TODO(5.06): delete: silences unused warnings

@@ -42,8 +42,8 @@ constexpr int kKeys = kBc / 16;  // keys per thread per tile
 static_assert(kBr % 16 == 0 && kBc % 16 == 0, "16 x 16 threads share the tile");
 
 // Every row of the three shared tiles is padded by kPad floats: a row of the Q or K tile holds
-// D + kPad floats, a row of p_tile kBc + kPad. Which padding makes your reads conflict-free (and
-// whether they can be 16-byte reads, which need 16-byte aligned rows) follows from your mapping.
+// D + kPad floats, a row of p_tile kBc + kPad. Which padding makes your reads conflict-free follows
+// from your mapping.
 // Four floats: rows stay 16-byte aligned, so every read below is a float4. 16 neighbouring K rows
 // then start 4 banks apart (D + 4 = 4 mod 32 banks) and a half-warp's 256 bytes take the minimum 2
 // wavefronts; two P rows 4 apart start 16 banks apart, so a warp's two rows never collide.
@@ -140,12 +140,12 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
     for (int c = 0; c < kKeys; ++c) s[r][c] = k0 + tx + 16 * c < seq_k ? s[r][c] * scale : -INFINITY;
 }
 
-// The online softmax over tiles. Per row, m is the max of the logits seen so far, l the sum of
-// exp(s - m) over them, acc[r][k] the sum of exp(s - m) v over them (O before the division by l). A
-// tile brings its own max; when store_rows reads m, l and acc, they must have these meanings over
-// every tile seen (2.08 did the same for one value at a time), except that l may be this thread's
-// share of the row's sum until store_rows adds the shares. The threads that share a row must agree
-// on the tile's max, and combine only among themselves.
+// The online softmax over tiles. Per row, m is the max of the logits seen so far and acc[r][k] the
+// sum of exp(s - m) v over them (O before the division by the row's sum of exp(s - m)). A tile brings
+// its own max; when store_rows runs, m and acc must have these meanings over every tile seen (2.08 did
+// the same for one value at a time), and l must hold what store_rows needs to make the row's sum of
+// exp(s - m). The threads that share a row must agree on the tile's max, and combine only among
+// themselves.
 // A row that has seen no visible key yet has m = -inf, and if the tile holds none for it either,
 // exp(-inf - -inf) is NaN: such a row must come out of the update as it went in (m, l and acc
 // unchanged, probabilities 0). A full-mask __shfl_xor_sync must be reached by all 32 lanes of the warp

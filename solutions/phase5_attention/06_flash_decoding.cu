@@ -250,7 +250,7 @@ __device__ void merge_partial(float& m, float& l, float (&o)[D / 32], float m_s,
   m = m_new;
 }
 
-// One warp per query row (of heads x seq_q): merges the row's `splits` partials in order, then writes
+// One warp per query row (of heads x seq_q): merges the row's `splits` partials, then writes
 // O (the merged output divided by the merged sum) and L. Every row has a visible key, so after the
 // merge l > 0. Each lane holds D / 32 of the row's columns (merge_partial's o): which ones is yours.
 template <int D>
