@@ -73,9 +73,9 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
   //             and so how many wgmma batches may still be reading when it does (about 5 lines).
   for (int kt = 0; kt < k_tiles; ++kt) {
     // TODO(1.11): make tile kt safe for the tensor cores to read (the README's 1.11 asks what
-    //             wgmma needs that 1.10's ldmatrix did not). Then start a later
-    //             tile's loads (load_stage) into a stage that no batch can still be reading: which
-    //             one depends on how many batches your waits leave in flight; commit the loads
+    //             wgmma needs that 1.10's ldmatrix did not), and somewhere in this iteration start
+    //             a later tile's loads (load_stage) into a stage that no batch can still be reading:
+    //             which one depends on how many batches your waits leave in flight; commit the loads
     //             so that your waits count right (about 6 lines).
 
     // TODO(1.11): add this warpgroup's 64 x BN product of tile kt's stage, all 64 of its K columns,

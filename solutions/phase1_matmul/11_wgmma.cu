@@ -81,9 +81,6 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     // proxy: without this fence (in every writing thread, before the barrier) it may read stale data.
     fence_proxy_async_shared();
     __syncthreads();  // every chunk of tile kt is in, and every warpgroup is done with tile kt - 1
-    const int next = kt + STAGES - 1;
-    if (next < k_tiles) load_stage(next % STAGES, next);
-    cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right
 
     // This warpgroup's 64 rows of the A tile, and the whole B tile: 1024-byte aligned both.
     const __nv_bfloat16* a_tile = As + (kt % STAGES) * BM * kBK + warpgroup * 64 * kBK;
@@ -96,6 +93,11 @@ __global__ void __launch_bounds__(WARPGROUPS * 128)
     for (int k = 0; k < kBK / 16; ++k)
       Mma::mma(acc, smem_descriptor_sw128(a_tile + 16 * k), smem_descriptor_sw128(b_tile + 16 * k), 1);
     wgmma_commit_group();
+    // The refill runs while the tensor cores work: tile kt + STAGES - 1 goes where tile kt - 1 was,
+    // whose batch every warpgroup's wait<0> covered before the barrier above.
+    const int next = kt + STAGES - 1;
+    if (next < k_tiles) load_stage(next % STAGES, next);
+    cp_async_commit();  // one group per iteration, empty or not: the prologue's count stays right
     // The next iteration refills the stage this one read (after its barrier): wait for the products.
     wgmma_wait_group<0>();
     wgmma_fence_operands(acc);
