@@ -71,8 +71,8 @@ constexpr int kBlocksPerSm = 8;
 }  // namespace
 
 void reduce_sum_atomic(const float* in, float* result, std::size_t n, cudaStream_t stream) {
-  // atomicAdd adds to whatever *result holds (the last call's sum, or garbage), so start from 0, on
-  // the same stream so the zero lands before the kernel. For n = 0 that 0 is the answer: the empty sum.
+  // atomicAdd adds to whatever *result holds (the last call's sum, or garbage). For n = 0 the
+  // starting value is the answer: the empty sum.
   // TODO(0.08): make *result 0 before any block adds to it, ordered before the launch below and
   //             error-checked like every CUDA call (1 line).
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch

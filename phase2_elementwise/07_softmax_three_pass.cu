@@ -29,7 +29,7 @@
 namespace {
 
 constexpr int kWarpSize = 32;
-constexpr int kMaxBlockSize = 256;  // 8 warps: a row of 4096 floats gives each thread 4 float4s per pass
+constexpr int kMaxBlockSize = 256;  // 8 warps
 constexpr int kMaxWarps = kMaxBlockSize / kWarpSize;
 static_assert(kMaxWarps <= kWarpSize, "one warp must be able to combine the partials of every warp");
 

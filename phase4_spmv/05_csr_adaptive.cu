@@ -60,7 +60,7 @@ __global__ void csr_adaptive_plan_kernel(const int* __restrict__ row_ptr, int ro
 // the compiler knows can be unrolled, so no load waits for the one before.
 __device__ void stage_products(const CsrView& a, const float* __restrict__ x, int begin, int count, float* products) {
   // TODO(4.05): stage the `count` products (about 5 lines). count is at most kChunk; the block's
-  //             kThreads threads share the work evenly. Read x through the read-only cache (__ldg).
+  //             kThreads threads share the work evenly.
 }
 
 // Longest first: a row block whose last row is too long for shared memory keeps one thread block busy

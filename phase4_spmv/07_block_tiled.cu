@@ -2,7 +2,7 @@
 // 4.07 block_tiled: SPASM-style SpMV on 4x4 blocks with pattern templates, x cached per tile.
 //
 // You learn: why a block format beats CSR on matrices made of small dense blocks (one column index per
-// block instead of one per entry: 68 bytes for 16 entries instead of 128), how pattern templates let
+// block instead of one per entry: 74 bytes for 16 entries instead of 128), how pattern templates let
 // the kernel find a block's entries without per-entry indices, and what the host should settle before
 // the kernel runs: positions pre-decoded into x indices, blocks sorted by template so the lanes of a
 // warp follow the same pattern, the frequent templates (first in the table) in shared memory, and the

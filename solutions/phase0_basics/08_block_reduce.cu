@@ -76,8 +76,8 @@ constexpr int kBlocksPerSm = 8;
 }  // namespace
 
 void reduce_sum_atomic(const float* in, float* result, std::size_t n, cudaStream_t stream) {
-  // atomicAdd adds to whatever *result holds (the last call's sum, or garbage), so start from 0, on
-  // the same stream so the zero lands before the kernel. For n = 0 that 0 is the answer: the empty sum.
+  // atomicAdd adds to whatever *result holds (the last call's sum, or garbage). For n = 0 the
+  // starting value is the answer: the empty sum.
   // All-zero bits are 0.0f.
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));
   if (n == 0) return;  // a grid of 0 blocks is an invalid launch
