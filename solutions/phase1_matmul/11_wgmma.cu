@@ -131,8 +131,9 @@ void launch_wgmma(int M, int N, int K, float alpha, const __nv_bfloat16* A, cons
 // Two consumer warpgroups (128 x 128 block tiles, m64n128k16, 64 accumulators per thread), stages of
 // 32 KB. How deep the ring is (STAGES) is yours: it sets how far the copies run ahead, and the
 // shared memory it takes sets how many blocks share an SM.
-// 3 stages: 533 TFLOP/s at 4096 and 541 at 8192 on an H100 (the lesson, 71% and 69% of cuBLAS). In
-// one earlier sweep, beside 514 / 485 for this configuration: BN = 256 (3 stages of 48 KB) 495 / 443;
+// 3 stages: 573 TFLOP/s at 4096 and 609 at 8192 on an H100 (the lesson, 74% and 77% of cuBLAS); with
+// the refill before the batch instead of after it, 533 / 541 (71% / 69%). In one earlier sweep (refill
+// before the batch), beside 514 / 485 for this configuration: BN = 256 (3 stages of 48 KB) 495 / 443;
 // 4 stages 382 / 368 (one block per SM).
 void matmul_wgmma_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
                        float* C, cudaStream_t stream) {
