@@ -90,9 +90,8 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
   // max's own term makes sum >= 1 (no division by 0). -inf entries add expf(-inf) = 0.
   // TODO(2.07): the row's sum of exp(x - max), in every thread; the accurate expf, not the fast
   //             __expf (about 7 lines).
-  // Pass 3: normalize. A float division costs several multiplies, and the grade allows this step two
-  // roundings of u = 2^-24 (the phase README's 2.07 section lists the whole bound). How many
-  // divisions does a row need?
+  // Pass 3: normalize. The grade allows this step two roundings of u = 2^-24 (the phase README's 2.07
+  // section lists the whole bound).
   // TODO(2.07): write exp(x - max) / sum for every element of the row, within that bound
   //             (about 8 lines).
 }

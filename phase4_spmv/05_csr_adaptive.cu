@@ -56,8 +56,7 @@ __global__ void csr_adaptive_plan_kernel(const int* __restrict__ row_ptr, int ro
 
 // Stage: park val * x[col] of the `count` entries starting at `begin` in shared memory, the product of
 // entry begin + i in products[i]. Consecutive lanes must read consecutive values and columns (full
-// 128-byte lines), and all of a thread's loads should be in flight at once: a loop whose trip count
-// the compiler knows can be unrolled, so no load waits for the one before.
+// 128-byte lines).
 __device__ void stage_products(const CsrView& a, const float* __restrict__ x, int begin, int count, float* products) {
   // TODO(4.05): stage the `count` products (about 5 lines). count is at most kChunk; the block's
   //             kThreads threads share the work evenly.

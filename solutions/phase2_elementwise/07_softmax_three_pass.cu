@@ -106,9 +106,8 @@ __global__ void softmax_three_pass_kernel(const float* __restrict__ in, float* _
     for (int k = 0; k < V; ++k) sum += expf(p.v[k] - row_max);
   }
   sum = block_reduce(sum, 0.0f, SumOp{}, scratch);
-  // Pass 3: normalize. A float division costs several multiplies, and the grade allows this step two
-  // roundings of u = 2^-24 (the phase README's 2.07 section lists the whole bound). How many
-  // divisions does a row need?
+  // Pass 3: normalize. The grade allows this step two roundings of u = 2^-24 (the phase README's 2.07
+  // section lists the whole bound).
   const float inv_sum = 1.0f / sum;
 #pragma unroll 4
   for (int i = threadIdx.x; i < packs; i += blockDim.x) {
