@@ -29,8 +29,8 @@
 
 namespace {
 
-// A chunk of kChunk entries per thread block: kChunk / kThreads loads in flight per thread, and
-// kChunk floats (8 KB) of shared memory, so several blocks share an SM.
+// A chunk of kChunk entries per thread block, and kChunk floats (8 KB) of shared memory, so several
+// blocks share an SM.
 constexpr int kThreads = 256;
 constexpr int kChunk = 2048;
 static_assert(kChunk % kThreads == 0, "each thread stages the same number of entries");
@@ -212,8 +212,8 @@ void spmv_csr_adaptive(const CsrView& a, const int* row_block_start, const float
 namespace {
 
 // Napkin math: Poisson at 4M rows moves 218 MB at least (8 bytes per entry, row pointers, x and y),
-// about 0.07 ms at ~3 TB/s. A block of kChunk = 2048 entries reads 16 KB of values and columns in 8
-// coalesced waves, so the bytes arrive at close to copy speed; the gathers from x mostly hit L2 (x is
+// about 0.07 ms at ~3 TB/s. A block of kChunk = 2048 entries reads 16 KB of values and columns,
+// coalesced, so the bytes can arrive at close to copy speed; the gathers from x mostly hit L2 (x is
 // 16 MB, H100's L2 is 50 MB). The plan is 8 bytes per 2048 entries: 82 KB for Poisson, made once.
 int csr_adaptive_lesson(wb::Lesson& lesson) {
   auto plan = std::make_shared<wb::DeviceBuffer<int>>();
