@@ -56,7 +56,7 @@ __device__ void block_row_spmv(const BlockTiledView& a, const float* xs, const s
   //             and value offset, and its template's descriptor (see the host build below), which the
   //             first kSharedTemplates templates keep in shared_rows. Values may be read as float4
   //             only where the alignment note above allows it. Then add up the slots' sums for each
-  //             row with shuffles; write each row once, and only rows that exist (below a.rows).
+  //             row; write each row once, and only rows that exist (below a.rows).
 }
 
 __global__ __launch_bounds__(kThreads) void spmv_block_tiled_kernel(BlockTiledView a, const float* __restrict__ x,
