@@ -48,8 +48,8 @@ __global__ void csr_adaptive_plan_kernel(const int* __restrict__ row_ptr, int ro
   int first = rows;
   if (k < chunks) {
     // TODO(4.05): set first to row block k's first row, in O(log rows) reads of row_ptr (about 12
-    //             lines). k * kChunk passes 2^31 on big matrices. A chunk that starts inside a long row
-    //             has no row of its own: the answer may be a row of a later chunk, or rows itself.
+    //             lines). A chunk that starts inside a long row has no row of its own: the answer
+    //             may be a row of a later chunk, or rows itself.
   }
   row_block_start[k] = first;
 }
