@@ -21,11 +21,11 @@
 // Previous: 5.02 cublas. Next: 5.04 flash_causal.
 
 #include <cmath>
-#include <cstdint>
 #include <stdexcept>
 
 #include "common/workbook.h"
 #include "phase5_attention/attention.cuh"
+#include "phase5_attention/fp32_tiles.cuh"
 #include "phase5_attention/harness/lesson_support.h"
 
 namespace {
@@ -68,39 +68,11 @@ struct SmemPlan {
 
 // ---- kernels ----------------------------------------------------------------------------------------
 
-// Copies rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + kPad]; rows past
-// the end are zero (a zero V row times a probability of 0 adds 0, where leftover data could be NaN). All of a
-// thread's loads are issued before any store, so each thread keeps several 16-byte loads in flight (2.01); Q,
-// K and V carry no 16-byte alignment promise, so a source that is not aligned takes the 4-byte path, and a
-// padding that leaves rows unaligned takes 4-byte stores.
+// Rows [first, first + kRowsInTile) of a [rows][D] array into tile[kRowsInTile][D + kPad], rows past
+// the end zero (phase5_attention/fp32_tiles.cuh).
 template <int D, int kRowsInTile>
 __device__ void load_tile(float* tile, const float* src, int first, int rows) {
-  constexpr int kVecs = D / 4, kPerThread = kRowsInTile * kVecs / kThreads;
-  static_assert(kRowsInTile * kVecs % kThreads == 0, "whole rounds of float4 loads");
-  if (reinterpret_cast<std::uintptr_t>(src) % 16 == 0) {
-    float4 buf[kPerThread];
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      const int idx = threadIdx.x + i * kThreads, r = idx / kVecs, c = idx % kVecs * 4;
-      const float4* from = reinterpret_cast<const float4*>(src + static_cast<std::size_t>(first + r) * D + c);
-      buf[i] = first + r < rows ? __ldg(from) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      const int idx = threadIdx.x + i * kThreads, r = idx / kVecs, c = idx % kVecs * 4;
-      float* to = tile + r * (D + kPad) + c;
-      if constexpr ((D + kPad) % 4 == 0) {
-        *reinterpret_cast<float4*>(to) = buf[i];
-      } else {
-        to[0] = buf[i].x, to[1] = buf[i].y, to[2] = buf[i].z, to[3] = buf[i].w;
-      }
-    }
-  } else {
-    for (int idx = threadIdx.x; idx < kRowsInTile * D; idx += kThreads) {
-      const int r = idx / D, c = idx % D;
-      tile[r * (D + kPad) + c] = first + r < rows ? __ldg(src + static_cast<std::size_t>(first + r) * D + c) : 0.0f;
-    }
-  }
+  p5::load_padded_rows<D, kRowsInTile, kThreads, kPad>(tile, src, first, rows);
 }
 
 // s[r][c] = the scaled logit of this thread's query row r against its key c of the tile that starts
@@ -111,7 +83,9 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
                             float (&s)[kRows][kKeys]) {
   // Thread (ty, tx) owns query rows kRows ty + r and keys tx + 16 c: the 16 threads of a row are one
   // half-warp, each reading one K row along d, four columns at a time (the other half-warp reads the
-  // same K rows: a broadcast); the row's q values are one address for the whole half-warp.
+  // same K rows: a broadcast); the row's q values are one address for the whole half-warp. One q
+  // float4 is live at a time and the loop over d is not unrolled: unrolled, it spilled registers at
+  // d = 128 on sm_75-sm_89 (and in 5.04), for no gain at d = 64.
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   constexpr int kStride = D + kPad;
   const float* q_rows = q_tile + ty * kRows * kStride;
@@ -120,8 +94,6 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int k0, in
   for (int r = 0; r < kRows; ++r)
 #pragma unroll
     for (int c = 0; c < kKeys; ++c) s[r][c] = 0.0f;
-      // One q float4 live at a time and the loop over d not unrolled: unrolled, it spilled registers at
-      // d = 128 on sm_75-sm_89 (and in 5.04), for no gain at d = 64.
 #pragma unroll 1
   for (int k = 0; k < D; k += 4) {
     float4 kk[kKeys];
@@ -159,10 +131,10 @@ __device__ void online_update(const float (&s)[kRows][kKeys], float (&m)[kRows],
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
+    // xor offsets below 16 stay inside the half-warp that shares the row; every lane runs them.
     float tile_max = s[r][0];
 #pragma unroll
     for (int c = 1; c < kKeys; ++c) tile_max = fmaxf(tile_max, s[r][c]);
-      // xor offsets below 16 stay inside the half-warp that shares the row; every lane runs them.
 #pragma unroll
     for (int offset = 8; offset > 0; offset /= 2)
       tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, offset));
