@@ -20,7 +20,6 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "common/workbook.h"
@@ -106,44 +105,27 @@ __global__ void softmax_online_kernel(const float* __restrict__ in, float* __res
   const int packs = cols / V;
   __shared__ float scratch_m[kMaxWarps];
   __shared__ float scratch_d[kMaxWarps];
-  // 2.07's walk over the row: each pass hands use(i, pack) every pack of the row once; with more packs
-  // than threads, a trip loads `batch` packs per thread before using any, so that many are in flight.
-  using ReadBatch = std::integral_constant<int, 4>;   // passes 1 and 2
-  using WriteBatch = std::integral_constant<int, 2>;  // pass 3
-  const int stride = static_cast<int>(blockDim.x);
-  const auto for_each_pack = [&](auto batch, auto&& use) {
-    constexpr int kBatch = decltype(batch)::value;
-    if (packs <= stride) {
-      if (static_cast<int>(threadIdx.x) < packs) use(threadIdx.x, load_pack<V>(row_in, threadIdx.x));
-      return;
-    }
-    for (int first = threadIdx.x; first < packs; first += kBatch * stride) {
-      Pack<V> p[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b)
-        if (first + b * stride < packs) p[b] = load_pack<V>(row_in, first + b * stride);
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b)
-        if (first + b * stride < packs) use(first + b * stride, p[b]);
-    }
-  };
   // Pass 1: max and sum together. Each thread folds its values into its own (m, d), then the block
   // merges the pairs. Threads without a pack stay empty.
   float m = -INFINITY;
   float d = 0.0f;
-  for_each_pack(ReadBatch{}, [&](int, const Pack<V>& p) {
+#pragma unroll 4
+  for (int i = threadIdx.x; i < packs; i += blockDim.x) {
+    const Pack<V> p = load_pack<V>(row_in, i);
 #pragma unroll
     for (int k = 0; k < V; ++k) online_add(m, d, p.v[k]);
-  });
+  }
   block_merge(m, d, scratch_m, scratch_d);
   // Pass 2: normalize. m is the row's max and d >= 1 its sum (the max's own term is 1).
   float* row_out = out + start;
   const float inv_d = 1.0f / d;
-  for_each_pack(WriteBatch{}, [&](int i, Pack<V> p) {
+#pragma unroll 4
+  for (int i = threadIdx.x; i < packs; i += blockDim.x) {
+    Pack<V> p = load_pack<V>(row_in, i);
 #pragma unroll
     for (int k = 0; k < V; ++k) p.v[k] = expf(p.v[k] - m) * inv_d;
     store_pack<V>(row_out, i, p);
-  });
+  }
 }
 
 // ---- launchers --------------------------------------------------------------------------------------
