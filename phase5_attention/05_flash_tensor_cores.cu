@@ -119,7 +119,8 @@ __global__ void __launch_bounds__(BR / 16 * 32)
   __nv_bfloat16* Vs = Ks + 2 * BC * D;                             // [2][BC][D]
 
   const int head = blockIdx.y;
-  // Causal: the query tiles with the most key tiles start first (5.04's longest-first order).
+  // Causal: within each head the query tiles with the most key tiles start first (longest first, as
+  // in 5.04, though 5.04 starts every head's longest tile before any head's second).
   const int q0 = (CAUSAL ? gridDim.x - 1 - blockIdx.x : blockIdx.x) * BR;
   const std::size_t q_base = static_cast<std::size_t>(head) * seq_q, k_base = static_cast<std::size_t>(head) * seq_k;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;

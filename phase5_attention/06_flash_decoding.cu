@@ -298,8 +298,8 @@ void launch_decoding(const float* Q, const float* K, const float* V, float* O, f
 // Warps per split: heads x query groups. One split per head would leave most SMs idle at 32 heads.
 int attention_decoding_splits(const AttentionShape& shape, int sm_count) {
   // TODO(5.06): choose the split count from the shape and sm_count, weighing the two limits above
-  //             (about 5 lines). At least 1, never more than seq_k; on a long cache (16384 keys and
-  //             more, as the test's are), at least as many warps as SMs (the test's floor).
+  //             (about 5 lines). At least 1, never more than seq_k; on the test's long caches (32768
+  //             keys, or 16384 at 8 heads of 4 queries), at least as many warps as SMs (its floor).
   (void)shape, (void)sm_count;  // TODO(5.06): delete: it only silences unused-parameter warnings
   return 1;                     // TODO(5.06): replace: one split (one warp per head and query group) so far
 }

@@ -147,7 +147,7 @@ double attention_backward_flop(const AttentionShape& shape);
 // 5.05's contract (BF16 Q, K, V and O, FP32 L, causal or not, d 64 or 128, any seq_q and seq_k) on
 // Hopper's machinery (sm_90a only): a producer warpgroup loads Q once and K and V tile by tile with
 // TMA into a ring of stages guarded by mbarriers; two consumer warpgroups run S = Q K^T and O += P V on
-// wgmma (P from registers), the softmax of the next tile overlapping the P V product of this one;
+// wgmma (P from registers), one warpgroup's softmax overlapping the other's products (ping-pong);
 // O leaves through shared memory and a TMA store. Q, K, V and O 16-byte aligned, as cudaMalloc
 // returns them (std::invalid_argument otherwise).
 void attention_flash_hopper(const __nv_bfloat16* Q, const __nv_bfloat16* K, const __nv_bfloat16* V, __nv_bfloat16* O,

@@ -233,8 +233,8 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
 //    of O before anything is rounded to BF16, relative to magnitude = sum p |v_c|.
 // 3. P rounded to BF16 before P V: each p_j moves by at most r p_j, so the numerator sum_j p_j v_jc by
 //    r sum p |v_c| (with E: r (1 + E)), while l stays the FP32 sum of the unrounded p. That is the
-//    dominant term: a correct kernel errs by up to 2^-8 of sum p |v|, 10^4 times the FP32 bound at
-//    seq 65. (Summing the rounded P instead would move l, and L, by up to r as well.)
+//    dominant term: a correct kernel errs by up to 2^-8 of sum p |v|, about 10^2 times the FP32 bound
+//    at seq 65. (Summing the rounded P instead would move l, and L, by up to r as well.)
 // 4. O rounded to BF16 at the end: r |O| <= r (1 + E + r (1 + E)) magnitude.
 //    In all: |dO_c| <= (E + r (1 + E) (2 + r)) sum p|v_c|.
 // 5. L in FP32 from the FP32 row sum: the FP32 bound's step 4 with this delta and chain.

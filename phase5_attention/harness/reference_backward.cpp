@@ -196,7 +196,7 @@ void backward_dkv_row(const AttentionShape& shape, const BackwardInputs& in, int
 //    |dQ - exact| <= (E + r (1 + E)) mq with E = e_S + (chain + u)(1 + e_S). dK the same with n = seq_q.
 // 5. dV = sum_i bf16(P_ij) dO_i: per term e_P + r (1 + e_P); the chain; the BF16 rounding of dV.
 // The dominant terms are r twice (dS or P rounded, then the output): a correct kernel errs by up to
-// 2^-7 of the magnitude, which at seq 65 is still 10^3 times the FP32 terms.
+// 2^-7 of the magnitude, which at seq 65 is still about 10^2 times the FP32 terms.
 // FP32 (the cuBLAS path): r = 0, sums in FP32 with any order (u per addition, within the 2u above),
 // expf for the exponential (within 8u). Below the smallest normal, flushed exponentials and denormal
 // products lose at most 2^-126 each: 2^-100 absolute covers 64K terms.

@@ -40,7 +40,7 @@ TEST_CASE("attention_flash_decoding handles the lesson's shapes with their many 
 
 TEST_CASE("attention_decoding_splits gives the GPU enough warps on a long KV cache", "[p5][5.06][gpu]") {
   // One query row per head leaves one warp per head with one split: 32 warps for 132 SMs. The count must
-  // give the GPU at least as many warps as SMs (a floor: aim for a dozen or more per SM), and always be
+  // give the GPU at least as many warps as SMs (a floor: aim for several per SM), and always be
   // at least 1.
   const int sms = wb::current_sm_count();
   for (const AttentionShape shape : {AttentionShape{32, 1, 32768, 128, true}, AttentionShape{1, 1, 32768, 64, true},

@@ -39,7 +39,7 @@ __global__ void attention_scores_kernel(const float* __restrict__ Q, const float
   const int i = blockIdx.y * kTile + threadIdx.y;
   if (i >= seq_q || j >= seq_k) return;
   // Head blockIdx.z's rows start head * rows * d floats in: compute offsets in std::size_t (heads x
-  // seq x seq passes 2^31 at seq 16384 with 8 heads).
+  // seq x seq reaches 2^31 at seq 16384 with 8 heads; one head more and an int index overflows).
   // A masked key (causal, j > i) must end with probability exactly 0: store a logit the softmax turns
   // into 0 whatever the other logits are, and do not bother with its dot product.
   const std::size_t head = blockIdx.z;
