@@ -58,7 +58,7 @@ void spmv_ell(const EllView& a, const float* x, float* y, cudaStream_t stream) {
 namespace {
 
 // Napkin math: ELL reads rows x width slots of 8 bytes, not nnz: Poisson (width 5, 20.9M entries in 4M
-// rows) pads only the grid's boundary rows, about 0.1% more; block_fem's rows are all 20 long, no
+// rows) pads only the grid's boundary rows, about 0.04% more; block_fem's rows are all 20 long, no
 // padding; a power-law matrix with one row of 65536 entries would pad 4M rows to 2^38 slots, 2 TB,
 // and the lesson refuses it. The result line still counts the CSR minimum bytes, so the padding shows
 // up as lost GB/s, comparable with 4.02 and 4.03.

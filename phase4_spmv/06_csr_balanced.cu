@@ -4,17 +4,17 @@
 // You learn: to see CSR SpMV as a merge of two sorted lists, the rows' end offsets and the entry
 // indices 0 .. nnz - 1, whose rows + nnz items can be cut into equal pieces by a binary search along a
 // diagonal; to let a thread block stage its piece in shared memory and each thread walk its share of
-// it; and to repair the rows a tile boundary cuts with a carry that a second kernel adds into y.
-// Task: write merge_path_search (the diagonal binary search) and the walk in spmv_csr_balanced_kernel
-// that sums entries until a row ends, then hands the sum to that row.
-// You decide: the search's bounds and the test that halves them; how a thread's walk tells an entry
+// it; and to repair the rows a tile boundary cuts with a carry that a separate kernel, after the tile kernel, adds into
+// y. Task: write merge_path_search (the diagonal binary search) and the walk in spmv_csr_balanced_kernel that sums
+// entries until a row ends, then hands the sum to that row. You decide: the search's bounds and the test that halves
+// them; how a thread's walk tells an entry
 //             from a row end, and how a closed row's sum reaches row_sum when threads share a row.
 // Source: Merrill & Garland, "Merge-Based Parallel Sparse Matrix-Vector Multiplication" (SC 2016): merge path
 // splits rows and entries evenly, a static fix for rows of very different lengths.
 // Run:   ./workbook run 4.06 [-- --gen powerlaw|poisson|uniform|banded|block --rows 4M]
 //        or --matrix file.mtx
 // Check: ./workbook check 4.06
-// Aim:   at or above cuSPARSE CSR on powerlaw at 4M rows on an H100, where 4.03 lags (README's table).
+// Aim:   within reach of cuSPARSE CSR on powerlaw at 4M rows on an H100, where 4.03 lags (README's table).
 // Previous: 4.05 csr_adaptive. Next: 4.07 block_tiled.
 
 #include <memory>

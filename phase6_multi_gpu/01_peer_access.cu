@@ -14,7 +14,7 @@
 //             to the floats past the last whole vector and to buffers that do not start on 16 bytes.
 // Run:   ./workbook run 6.01 [-- --size 64M]
 // Check: ./workbook check 6.01
-// Aim:   >= 90% of cudaMemcpyPeerAsync one way (about 80% of the NVLink bound on an H100 pair).
+// Aim:   >= 90% of cudaMemcpyPeerAsync one way (about 72% of the NVLink bound on an H100 pair).
 // Previous: 5.08 flash_hopper (the last rung on one GPU). Next: 6.02 ring_allreduce.
 
 #include <algorithm>

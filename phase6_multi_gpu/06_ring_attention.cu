@@ -120,7 +120,8 @@ struct Shards {
 int ring_attention_lesson(wb::Lesson& lesson) {
   // Napkin math: 8 heads x 8192^2 x 128 is 275 GFLOP; at ~25 TFLOP/s of FP32 FMAs per H100 that is ~11 ms
   // on one GPU at best. Each of n GPUs computes 1/n of it while a K/V block of 8 heads x 8192/n x 128
-  // floats (x2) crosses one link per step: 16 MiB at 2 GPUs, ~50 us at NV18's rate, easily hidden.
+  // floats, for K and V, crosses one link per step: 32 MiB at 2 GPUs, ~90 us at NV18's rate, easily
+  // hidden.
   const p6::RingAttentionShape shape = parse_ring_size(lesson.options().size);
   const int gpus = p6::visible_gpu_count();
   const bool real = gpus >= 2;
