@@ -64,7 +64,8 @@ namespace {
 // warp's loads of val and col are 128 contiguous bytes, one line each, where 4.02 touched up to 32
 // sectors. A row of 16 entries fills half the warp, a Poisson row of 5 fills 5 lanes: the kernel then
 // pays for 32 lanes' worth of instructions per 5 entries: 4M warps of a few dependent loads each run
-// at the speed of latency (0.74 ms on an H100, about 9x 4.02's time). The long power-law rows are where it pays.
+// at the speed of latency (0.74 ms on an H100, about 9x 4.02's time). The long power-law rows are
+// where it pays.
 int csr_vector_lesson(wb::Lesson& lesson) {
   return p4::run_spmv_lesson(
       lesson, "spmv_csr_vector",

@@ -4,8 +4,8 @@
 // You learn: to give every thread block the same number of entries instead of the same number of rows
 // (a plan made once per matrix from row_ptr alone), to load a block's entries with fully coalesced
 // reads and park the products val * x[col] in shared memory, and to pick how many lanes sum a row from
-// the rows the block holds: 1 lane for Poisson's 5 entries, 2 for 16-entry rows, 8 for rows of about 64, a warp for
-// longer ones;
+// the rows the block holds: 1 lane for Poisson's 5 entries, 2 for 16-entry rows, 8 for rows of about
+// 64, a warp for longer ones;
 // and, on a matrix that has rows too long for shared memory, to start their blocks first, so that none
 // of them is the kernel's tail.
 // Task: in csr_adaptive_plan_kernel find each chunk's first row by binary search; in

@@ -4,10 +4,11 @@
 // You learn: to see CSR SpMV as a merge of two sorted lists, the rows' end offsets and the entry
 // indices 0 .. nnz - 1, whose rows + nnz items can be cut into equal pieces by a binary search along a
 // diagonal; to let a thread block stage its piece in shared memory and each thread walk its share of
-// it; and to repair the rows a tile boundary cuts with a carry that a separate kernel, after the tile kernel, adds into
-// y. Task: write merge_path_search (the diagonal binary search) and the walk in spmv_csr_balanced_kernel that sums
-// entries until a row ends, then hands the sum to that row. You decide: the search's bounds and the test that halves
-// them; how a thread's walk tells an entry
+// it; and to repair the rows a tile boundary cuts with a carry that a separate kernel, run after the
+// tiles, adds into y.
+// Task: write merge_path_search (the diagonal binary search) and the walk in spmv_csr_balanced_kernel
+// that sums entries until a row ends, then hands the sum to that row.
+// You decide: the search's bounds and the test that halves them; how a thread's walk tells an entry
 //             from a row end, and how a closed row's sum reaches row_sum when threads share a row.
 // Source: Merrill & Garland, "Merge-Based Parallel Sparse Matrix-Vector Multiplication" (SC 2016): merge path
 // splits rows and entries evenly, a static fix for rows of very different lengths.

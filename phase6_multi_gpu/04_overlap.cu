@@ -58,8 +58,9 @@ namespace {
 
 constexpr int kLessonLayers = 16;
 // Multiply-adds per gradient: the backward's arithmetic, about five times the all-reduce's time on two
-// H100s (4.6 against 0.9 ms measured), as in a step whose communication can hide entirely (at a 1:1 ratio the first
-// bucket's compute and the last bucket's all-reduce, which nothing overlaps, cost ~10% of the bound).
+// H100s (4.6 against 0.9 ms measured), as in a step whose communication can hide entirely (at a 1:1
+// ratio the first bucket's compute and the last bucket's all-reduce, which nothing overlaps, cost ~10%
+// of the bound).
 constexpr int kLessonWork = 1024;
 
 // The serial step, for comparison: the whole backward, then one all-reduce of everything.
