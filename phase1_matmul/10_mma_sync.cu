@@ -114,8 +114,8 @@ void launch_mma_sync(int M, int N, int K, float alpha, const __nv_bfloat16* A, c
 // 128 x 128 block tiles, four warps of 64 x 64 (128 accumulators per lane; per k16 step 8
 // ldmatrix_x4 feed 32 mma), BK = 32 (64-byte swizzled rows), 3 stages: 48 KB of shared memory, and
 // 242 registers per thread allow 2 blocks per SM. Measured on an H100 at 4096 (one sweep): 391
-// TFLOP/s; 4 stages 370; BK = 64 with 2 stages 353 and with 3 stages 308 (96 KB: the third stage
-// cost a block per SM); eight warps of 64 x 32 or 128 x 256 tiles 312-326.
+// TFLOP/s; 4 stages 370; BK = 64 with 2 stages 353 and with 3 stages 308 (96 KB, yet two blocks
+// still fit an SM: not occupancy); eight warps of 64 x 32 or 128 x 256 tiles 312-326.
 void matmul_mma_sync_bf16(int M, int N, int K, float alpha, const __nv_bfloat16* A, const __nv_bfloat16* B, float beta,
                           float* C, cudaStream_t stream) {
   if (M == 0 || N == 0) return;  // nothing to write, and a grid of 0 blocks is an invalid launch

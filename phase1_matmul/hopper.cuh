@@ -62,8 +62,9 @@ __device__ inline std::uint64_t smem_descriptor_sw128_mn(const void* start, std:
          (std::uint64_t(1024 >> 4) << 32) | (std::uint64_t(1) << 62);
 }
 
-// Orders this thread's register and shared-memory accesses before the wgmma that follow (the
-// accumulators are registers the tensor cores own while a wgmma is in flight).
+// Orders this thread's register accesses (the accumulators, which the tensor cores own while a wgmma
+// is in flight, and A fragments) before the wgmma that follow. Shared memory written by threads or
+// cp.async needs fence_proxy_async_shared instead: wgmma reads it through the async proxy.
 __device__ inline void wgmma_fence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 }

@@ -5,8 +5,8 @@
 //   ldmatrix_x4        four 8 x 8 BF16 matrices shared -> registers, in the mma fragment layout
 //   ldmatrix_x4_trans  the same, each matrix transposed (B operands stored k-major along rows)
 //   mma_bf16_16816     D(16x8, FP32) += A(16x16, BF16) * B(16x8, BF16) for the whole warp
-// The 128-byte swizzle of a [rows][64] BF16 tile lives here too: 1.10 uses it with ldmatrix and
-// 1.11 hands the same layout to wgmma.
+// The swizzle of a [rows][BK] BF16 tile lives here too (swizzle_offset<BK>): 1.10 reads its 64-byte
+// form (BK = 32) with ldmatrix, and 1.11 hands its 128-byte form ([rows][64]) to wgmma.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -133,14 +133,14 @@ __device__ inline TileCoord grouped_tile(int linear, int tiles_m, int tiles_n, i
 
 // Writes two horizontally adjacent outputs, C[row][col] and C[row][col + 1], as alpha * acc +
 // beta * C, skipping what lies outside M x N and never reading C when beta == 0 (C may hold NaN).
-// One 8-byte store when N is even (every row then starts 8-byte aligned).
+// One 8-byte store when N is even and C 8-byte aligned (every row then starts 8-byte aligned).
 __device__ inline void store_pair(float* C, int M, int N, int row, int col, float alpha, float beta, float v0,
                                   float v1) {
   if (row >= M || col >= N) return;
   float* out = C + static_cast<std::size_t>(row) * N + col;
   v0 *= alpha;
   v1 *= alpha;
-  if (N % 2 == 0) {  // col is even, so col + 1 < N too
+  if (N % 2 == 0 && reinterpret_cast<std::uintptr_t>(C) % 8 == 0) {  // col is even, so col + 1 < N too
     if (beta != 0.0f) {
       const float2 old = *reinterpret_cast<const float2*>(out);
       v0 += beta * old.x;

@@ -11,7 +11,8 @@ TEST_CASE("matmul_tensor_core_tf32 computes alpha A B + beta C for every shape",
 
 TEST_CASE("matmul_tensor_core_tf32 handles tails on its float4 path and exact tiles", "[p1][1.09][gpu]") {
   // K % 4 == 0 and N % 4 == 0 take the float4 copy (128 x 128 x 32 tiles): these shapes leave
-  // partial block tiles in M and N and a partial last step along K; 256 x 256 x 32 is whole tiles.
+  // partial block tiles in M and N and a partial last step along K; 256 x 256 x 32 is whole tiles;
+  // 129 x 257 x 4 (N odd) takes the scalar copy.
   const MatmulCase c = GENERATE(MatmulCase{200, 260, 36, 1.0f, 0.0f}, MatmulCase{132, 4, 20, -1.0f, 2.0f},
                                 MatmulCase{128, 128, 16, 1.0f, 0.0f}, MatmulCase{256, 256, 32, 0.5f, 1.0f},
                                 MatmulCase{129, 257, 4, 1.0f, 0.0f});

@@ -6,7 +6,7 @@
 // together; it runs asynchronously on the tensor cores, reading A and B from shared memory itself
 // (no ldmatrix, no fragments in registers), and only the FP32 accumulators live in registers. A
 // 64-bit descriptor tells it where a tile starts and how it is laid out (phase1_matmul/hopper.cuh):
-// here the 128-byte swizzle of 1.10's tiles, rows of 64 BF16 in 8-row groups of 1024 bytes. Ordering
+// here the 128-byte form of 1.10's swizzle, rows of 64 BF16 in 8-row groups of 1024 bytes. Ordering
 // rules come with it: the tensor cores own a batch's accumulators and read its stage until a wait
 // covers it; cp.async writes through one proxy and wgmma reads through another (what joins them?);
 // and the compiler must not move its own accesses to the accumulators into that window (hopper.cuh,
