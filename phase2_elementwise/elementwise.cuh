@@ -50,7 +50,7 @@ using SoftmaxLauncher = void (*)(const float* in, float* out, int rows, int cols
 void softmax_three_pass(const float* in, float* out, int rows, int cols, cudaStream_t stream);
 // 2.08: two passes, the first keeping a running max and a rescaled running sum (online softmax).
 void softmax_online(const float* in, float* out, int rows, int cols, cudaStream_t stream);
-// 2.09: one read of the row, kept in registers / shared memory when it fits; a fallback otherwise.
+// 2.09: one read of the row, kept in registers when it fits; a fallback otherwise.
 void softmax_single_read(const float* in, float* out, int rows, int cols, cudaStream_t stream);
 
 // ---- 2.10 layernorm -----------------------------------------------------------------------------

@@ -54,7 +54,7 @@ __global__ void reduce_unroll_last_warp_kernel(const T* __restrict__ in, T* __re
   if (i + blockDim.x < n) sum += in[i + blockDim.x];
   partial[tid] = sum;
   __syncthreads();
-  // Block-wide steps only while more than one warp works: s = 128, then 64 partial sums remain.
+  // Block-wide steps only while more than one warp works: s = 128 and 64, then 64 partial sums remain.
   for (unsigned int s = blockDim.x / 2; s > 32; s /= 2) {
     if (tid < s) partial[tid] += partial[tid + s];
     __syncthreads();

@@ -20,7 +20,7 @@ using ReduceLauncher = void (*)(const T* in, T* out, std::size_t n, T* workspace
 // Every multi-pass rung gives each block at least this many elements, so the partial sums of pass
 // k + 1 number at most 1/128 of those of pass k.
 constexpr std::size_t kMinElementsPerBlock = 128;
-// Room after the partial sums: the single-launch rung's counter and per-block sums (at most 16383
+// Room after the partial sums: the single-launch rung's counter and per-block sums (at most 16380
 // blocks), and cub::DeviceReduce's temporary storage (a few KiB on an H100).
 constexpr std::size_t kFixedWorkspaceElements = 16384;
 
@@ -74,7 +74,7 @@ void reduce_interleaved_divergent(const float* in, float* out, std::size_t n, fl
 
 // ---- 3.02 interleaved_strided --------------------------------------------------------------------
 // The same tree with the work packed onto the first threads (index 2 s t): no divergence inside a
-// warp, but 2-way to 32-way shared-memory bank conflicts.
+// warp, but 2-way to 8-way shared-memory bank conflicts.
 void reduce_interleaved_strided(const float* in, float* out, std::size_t n, float* workspace, cudaStream_t stream);
 
 // ---- 3.03 sequential ------------------------------------------------------------------------------

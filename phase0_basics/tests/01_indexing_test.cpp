@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Graded tests for 0.01 indexing: every block size from 1 to 1024 against sizes that are and are
-// not multiples of it, poisoned outputs and guard canaries.
+// Graded tests for 0.01 indexing: block sizes from 1 to 1024 (1, 32, 100, 128, 256, 1000, 1024) against
+// sizes that are and are not multiples of them, poisoned outputs and guard canaries.
 #include <string>
 #include <vector>
 

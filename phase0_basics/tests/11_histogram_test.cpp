@@ -26,7 +26,7 @@ std::vector<std::size_t> histogram_sizes() {
 }
 
 // data at 0, 1, 2 and 3 bytes past a 16-byte boundary: a 16-byte load needs an aligned address, so
-// every offset but 0 leaves a head of 16, 15, 14 or 13 bytes before the first whole vector.
+// every offset but 0 leaves a head of 15, 14 or 13 bytes before the first whole vector.
 const std::vector<std::size_t> kOffsets = {0, 1, 2, 3};
 
 const ByteInput kInputs[] = {ByteInput::Uniform, ByteInput::AllSame, ByteInput::TwoValues};

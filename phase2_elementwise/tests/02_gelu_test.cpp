@@ -51,8 +51,8 @@ void check_gelu(const std::vector<float>& in, const std::string& what) {
                 what);
 }
 
-// 0 and 1; float4-unfriendly tails (3, 5) and a multiple of 4; around 4 blocks of 256 (1023, 1025);
-// 1M, about one pass of the grid (32 blocks of 256 per SM); 64M + 3, dozens of passes.
+// 0 and 1; float4-unfriendly tails (3, 5) and a multiple of 4; around one block of 256 threads x 4
+// elements (1023, 1025); 1M, 1024 blocks; 64M + 3, a partial last block.
 std::vector<std::size_t> gelu_sizes() {
   return wb::test::sizes({0, 1, 3, 4, 5, 1023, 1025, std::size_t(1) << 20, (std::size_t(1) << 26) + 3});
 }

@@ -91,7 +91,7 @@ std::string grade_reduce(const char* launcher, ReduceLauncher<int> reduce, const
 
 std::vector<std::size_t> reduce_test_sizes() {
   return wb::test::sizes(
-      {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 65537, (std::size_t(1) << 24) + 7, (std::size_t(1) << 28) + 3});
+      {0, 1, 2, 31, 32, 33, 200, 1023, 1024, 1025, 65537, (std::size_t(1) << 24) + 7, (std::size_t(1) << 28) + 3});
 }
 
 namespace {

@@ -28,8 +28,9 @@ std::string grade_reduce(const char* launcher, ReduceLauncher<float> reduce, con
                          bool exact);
 std::string grade_reduce(const char* launcher, ReduceLauncher<int> reduce, const std::vector<int>& input);
 
-// The sizes every rung is graded on: 0, 1, 2, around a warp (31, 32, 33), around 4 blocks of 256
-// (1023, 1024, 1025), a prime (65537), 2^24 + 7 and 2^28 + 3 (1 GiB of floats; sizes past 2^16 are
+// The sizes every rung is graded on: 0, 1, 2, around a warp (31, 32, 33), 200 (3.06 launches 128
+// threads for 129 to 256 elements: without it that instantiation goes untested), around 4 blocks of
+// 256 (1023, 1024, 1025), a prime (65537), 2^24 + 7 and 2^28 + 3 (1 GiB of floats; sizes past 2^16 are
 // dropped under WB_SANITIZE).
 std::vector<std::size_t> reduce_test_sizes();
 // One rung at one size (call it from a TEST_CASE that GENERATEs the size): every input kind (sizes

@@ -33,8 +33,8 @@ __global__ void reduce_interleaved_strided_kernel(const T* __restrict__ in, T* _
   // Same pairs as 3.01, handed to threads 0, 1, 2, ...: in step s thread t adds the t-th pair of the
   // step. Warps are now fully busy or fully idle (no divergence), but look at the banks: shared
   // memory has 32 banks of 4 bytes, word w in bank w % 32. At s = 1 lanes t and t + 16 touch words
-  // 2t and 2t + 32, the same bank: a 2-way conflict; at s = 16 every lane of a warp hits bank 0, 32
-  // ways. 3.03 keeps the busy warps and drops the conflicts.
+  // 2t and 2t + 32, the same bank: a 2-way conflict; from s = 4 the lanes that still work (8 of them
+  // at s = 16, all on bank 0) meet 8 ways. 3.03 keeps the busy warps and drops the conflicts.
   for (unsigned int s = 1; s < blockDim.x; s *= 2) {
     const unsigned int index = 2 * s * tid;
     if (index < blockDim.x) partial[index] += partial[index + s];
@@ -60,7 +60,7 @@ void reduce_interleaved_strided(const float* in, float* out, std::size_t n, floa
 namespace {
 
 // Napkin math: 1 GiB read once, 0.36 ms at CUB's speed. 256 threads load 256 floats, then spend 8
-// steps of shared-memory traffic (with up to 32-way conflicts) on them: the loads are not the limit.
+// steps of shared-memory traffic (with up to 8-way conflicts) on them: the loads are not the limit.
 int interleaved_strided_lesson(wb::Lesson& lesson) {
   return p3::run_reduce_lesson(lesson, {{"reduce_interleaved_strided", reduce_interleaved_strided}});
 }
