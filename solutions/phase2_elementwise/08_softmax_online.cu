@@ -107,9 +107,9 @@ __global__ void softmax_online_kernel(const float* __restrict__ in, float* __res
   __shared__ float scratch_d[kMaxWarps];
   // Pass 1: max and sum together. Each thread folds its values into its own (m, d), then the block
   // merges the pairs. Threads without a pack stay empty. The pragma puts no extra loads in flight
-  // (2.07's pitfall); loading two packs before folding either, as 2.07's reference does, measured
-  // slower here (77% of memcpy against 80-82% at 16384 x 4096 on an H100): the fold's expf and
-  // branch, not the loads, set this pass's pace.
+  // (2.07's pitfall); loading two or four packs before folding any, as 2.07's reference does,
+  // measured slower here (76-77% of memcpy against 80-82% at 16384 x 4096 on an H100); our reading,
+  // not a profiler's: the fold's expf and branch, not the loads, set this pass's pace.
   float m = -INFINITY;
   float d = 0.0f;
 #pragma unroll 4
