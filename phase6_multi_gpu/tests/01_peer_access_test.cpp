@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Graded tests for 6.01 peer_access, on every ordered pair of visible GPUs (two or more; with fewer the
-// binary skips with one line): peer access enabled one way per call, a second call harmless; the copy
+// Graded tests for 6.01 peer_access, on every ordered pair of the first four visible GPUs (two or more;
+// with fewer the binary skips with one line): peer access enabled one way per call, a second call harmless; the copy
 // kernel at counts around the 16-byte vector and the grid (0, 1, 3, 4, 5, 31, 33, 1000, 4097, 1M + 1, and
 // 64M + 3 outside the sanitizer runs), with dst and src on or off 16-byte boundaries; outputs poisoned,
 // guarded in front and behind; values compared exactly.
