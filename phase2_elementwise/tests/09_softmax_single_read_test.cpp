@@ -144,8 +144,9 @@ TEST_CASE(
     "path",
     "[p2][2.09][gpu]") {
   // 1, 31, 32, 33 and 1000 columns: a warp per row in the reference solution, rows not a multiple
-  // of 8; 4096: a block per row; 10000 and 32768: too long for registers (10000 % 4 != 0 too);
-  // 129, 2050, 8192, 8193: the edges of the instantiations; 16384 x 4096: the lesson's shape.
+  // of 8; 4096: a block per row; 10000 and 32768: too long for registers (both multiples of 4: 8193 is
+  // the only graded row that takes the scalar fallback); 129, 2050, 8192, 8193: the edges of the
+  // instantiations; 16384 x 4096: the lesson's shape.
   const Shape shape = GENERATE(Catch::Generators::from_range(shapes({{1, 1},
                                                                      {3, 31},
                                                                      {37, 32},
