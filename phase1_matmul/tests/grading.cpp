@@ -172,15 +172,15 @@ std::string explain(const MatmulCase& c, const Inputs& in, BLayout layout, const
   return why.str();
 }
 
-// One case of either grader. The inputs are offset `a_offset` / `b_offset` elements from a 256-byte
-// boundary (0: aligned), in both guard layouts (WB_EXACT_INPUTS too).
+// One case of either grader. The inputs are offset `a_offset` / `b_offset` elements and C `c_offset`
+// floats from a 256-byte boundary (0: aligned), in both guard layouts (WB_EXACT_INPUTS too).
 struct GradeSpec {
   MatmulCase c;
   p1::MatmulPrecision precision;
   BLayout layout;
   bool exact;
   std::uint64_t seed;
-  int a_offset, b_offset;
+  int a_offset, b_offset, c_offset;
 };
 
 // Inputs of element type T (float, or BF16 for the tensor-core rungs; C is FP32 either way) go to the
@@ -217,7 +217,7 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
   // Inputs ringed with NaN canaries: a kernel that reads past A or B produces NaN.
   constexpr std::size_t guard = wb::GuardedDeviceBuffer<T>::kDefaultGuard;
   wb::GuardedDeviceBuffer<T> dA(a_count, guard + std::size_t(s.a_offset)), dB(b_count, guard + std::size_t(s.b_offset));
-  wb::GuardedDeviceBuffer<float> dC(c_count);
+  wb::GuardedDeviceBuffer<float> dC(c_count, guard + std::size_t(s.c_offset));
   dA.upload(wb::device_values<T>(in.A));
   dB.upload(wb::device_values<T>(in.B));
   dC.upload(in.C);
@@ -242,7 +242,7 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
 
 std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, p1::MatmulPrecision precision,
                          bool exact, std::uint64_t seed) {
-  const GradeSpec spec{c, precision, BLayout::KxN, exact, seed, 0, 0};
+  const GradeSpec spec{c, precision, BLayout::KxN, exact, seed, c.a_offset, c.b_offset, c.c_offset};
   return grade_generic<float>(name, spec, [&](const float* A, const float* B, float* C) {
     launch(c.M, c.N, c.K, c.alpha, A, B, c.beta, C, nullptr);
   });
@@ -251,7 +251,7 @@ std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCa
 std::string grade_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& b, bool exact,
                               std::uint64_t seed) {
   const MatmulCase c{b.M, b.N, b.K, b.alpha, b.beta};
-  const GradeSpec spec{c, p1::MatmulPrecision::BF16, BLayout::NxK, exact, seed, b.a_offset, b.b_offset};
+  const GradeSpec spec{c, p1::MatmulPrecision::BF16, BLayout::NxK, exact, seed, b.a_offset, b.b_offset, b.c_offset};
   return grade_generic<__nv_bfloat16>(name, spec, [&](const __nv_bfloat16* A, const __nv_bfloat16* B, float* C) {
     launch(c.M, c.N, c.K, c.alpha, A, B, c.beta, C, nullptr);
   });
@@ -276,7 +276,12 @@ std::vector<MatmulCase> standard_matmul_cases() {
 void check_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, p1::MatmulPrecision precision) {
   const std::uint64_t seed = wb::test::seed();
   INFO(name << " with M = " << c.M << ", N = " << c.N << ", K = " << c.K << ", alpha = " << c.alpha
-            << ", beta = " << c.beta << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
+            << ", beta = " << c.beta
+            << (c.a_offset || c.b_offset || c.c_offset
+                    ? ", A, B, C " + std::to_string(c.a_offset) + ", " + std::to_string(c.b_offset) + ", " +
+                          std::to_string(c.c_offset) + " floats past a 256-byte boundary"
+                    : std::string())
+            << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
   {
     INFO("small-integer inputs: every correct kernel gives the exact answer");
     const std::string failure = grade_matmul(name, launch, c, precision, true, seed);
@@ -357,6 +362,15 @@ std::vector<Bf16MatmulCase> bf16_misaligned_cases() {
   });
 }
 
+std::vector<Bf16MatmulCase> bf16_misaligned_c_cases() {
+  // Aligned A and B with K % 8 == 0 take the fast path, whatever C is; beta != 0 reads C as well.
+  return shrunk_for_sanitizer<Bf16MatmulCase>({
+      {129, 256, 56, 1.0f, 0.5f, 0, 0, 1},  // C + 1, N % 4 == 0: float2 and TMA stores must both refuse it
+      {65, 130, 72, 2.0f, -1.0f, 0, 0, 1},  // C + 1, N % 4 == 2: the register epilogue in every rung
+      {128, 256, 64, 1.0f, 1.0f, 0, 0, 2},  // C + 2: float2 stores are fine, a TMA store of C is not
+  });
+}
+
 void watch_for_hangs(const char* rung) {
   if (!hang_watch) {
     std::printf(
@@ -383,16 +397,17 @@ void watch_for_stopped_waits(const char* rung) {
 void check_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& c) {
   const std::uint64_t seed = wb::test::seed();
   if (hang_watch) {
-    std::printf("case M = %d, N = %d, K = %d, alpha = %g, beta = %g%s\n", c.M, c.N, c.K, double(c.alpha),
-                double(c.beta), c.a_offset || c.b_offset ? ", misaligned" : "");
+    std::printf("case M = %d, N = %d, K = %d, alpha = %g, beta = %g%s%s\n", c.M, c.N, c.K, double(c.alpha),
+                double(c.beta), c.a_offset || c.b_offset ? ", misaligned" : "", c.c_offset ? ", C misaligned" : "");
     std::fflush(stdout);
   }
   // Which path the contract sends this case down (matmul_bf16.cuh): a wrong dispatch shows here.
   const bool fast = c.K > 0 && c.K % 8 == 0 && c.a_offset % 8 == 0 && c.b_offset % 8 == 0;
   INFO(name << " with M = " << c.M << ", N = " << c.N << ", K = " << c.K << ", alpha = " << c.alpha
             << ", beta = " << c.beta << (c.a_offset ? ", A misaligned by one element" : "")
-            << (c.b_offset ? ", B misaligned by one element" : "") << ", seed " << seed
-            << " (replay with WB_SEED=" << seed << ")");
+            << (c.b_offset ? ", B misaligned by one element" : "")
+            << (c.c_offset ? ", C " + std::to_string(c.c_offset) + " float(s) past a 16-byte boundary" : std::string())
+            << ", seed " << seed << " (replay with WB_SEED=" << seed << ")");
   INFO(std::string(fast ? "the fast path: K % 8 == 0 and 16-byte aligned A and B (bf16_fast_path_ok)"
                         : "not the fast path (K % 8 != 0, K = 0 or misaligned A or B): matmul_bf16_fallback "
                           "should take it"));

@@ -17,10 +17,14 @@
 struct MatmulCase {
   int M, N, K;
   float alpha, beta;
+  // Floats by which A, B and C start past a 256-byte boundary: 1 makes them 4-byte aligned only, which
+  // a launcher's 16-byte (float4) paths must refuse (matmul.cuh: A + 1 is a valid matrix).
+  int a_offset = 0, b_offset = 0, c_offset = 0;
 };
 
 // 1x1x1, shapes that are no multiple of any tile (31x33x17, 127x129x65, 1000^3), tall/skinny and wide,
 // K = 1 and K = 0, M = 0 and N = 0, alpha/beta other than 1/0, and 4096^3 (dropped under WB_SANITIZE).
+// All of them with aligned A, B and C: the rungs that test alignment add their own cases.
 std::vector<MatmulCase> standard_matmul_cases();
 
 // Runs `launch` once on one case, with exact small-integer inputs (`exact`) or random ones, and returns
@@ -41,6 +45,9 @@ struct Bf16MatmulCase {
   // Elements by which A and B start past a 256-byte boundary: 1 makes them 2-byte aligned only, which
   // the 16-byte fast paths must refuse (bf16_fast_path_ok) and hand to matmul_bf16_fallback.
   int a_offset = 0, b_offset = 0;
+  // Floats by which C starts past a 256-byte boundary: C needs only float alignment, and the fast paths
+  // still take such a C (bf16_fast_path_ok looks at A and B), so their epilogues must check it.
+  int c_offset = 0;
 };
 
 // 1x1x1; ragged M and N (1, 15, 17, 63, 65, 127, 129, 251) with K % 8 == 0 but not a multiple of 64
@@ -50,6 +57,10 @@ struct Bf16MatmulCase {
 std::vector<Bf16MatmulCase> bf16_matmul_cases();
 // A + 1 and B + 1 (misaligned by one element) with K % 8 == 0: these must reach the fallback.
 std::vector<Bf16MatmulCase> bf16_misaligned_cases();
+// C + 1 (4-byte aligned) and C + 2 (8-byte aligned, not 16) floats with aligned A and B, K % 8 == 0 and
+// beta != 0: the fast path's epilogue reads and writes a C whose 8-byte (float2) or 16-byte (TMA store)
+// accesses would fault; even N, and N % 4 == 0, so only the address tells these C from aligned ones.
+std::vector<Bf16MatmulCase> bf16_misaligned_c_cases();
 
 // As grade_matmul, for a BF16 launcher (precision BF16, B stored N x K).
 std::string grade_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& c, bool exact,
