@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 2.04 fused_bias_gelu: add_bias (given) and bias_gelu_fused (yours) on shapes whose
-// row lengths take the float4 path (cols % 4 == 0) and the scalar path, rows past the grid, pointers
-// that are not 16-byte aligned; inputs and outputs in guarded buffers (NaN canaries around the inputs
-// turn a read past the end into a NaN in the output). Failures print [row, col].
+// row lengths take the float4 path (cols % 4 == 0) and the scalar path, rows past the grid on both
+// paths, pointers that are not 16-byte aligned; inputs and outputs in guarded buffers (NaN canaries
+// around the inputs turn a read past the end into a NaN in the output). Failures print [row, col].
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -26,10 +26,13 @@ struct Shape {
 // Empty both ways; 1x1; rows of 31, 33 and 1002 floats (cols % 4 = 3, 1, 2: the scalar path) and of 32,
 // 1000, 4096 and 10000 (the float4 path); a column vector; 3, 5, 37 and 1000 rows (not multiples of
 // anything the launcher picks); 16384 x 4096, more rows than the grid has blocks (the row loop must
-// cover them), shrunk to 64 x 4096 under compute-sanitizer.
+// cover them), shrunk to 64 x 4096 under compute-sanitizer; 16385 x 3, the same on the scalar path
+// (cols % 4 = 3): more rows than the grid has blocks on any GPU of up to 512 SMs (32 blocks per SM),
+// so the row loop must take blocks past their first row; small enough to keep under compute-sanitizer.
 std::vector<Shape> shapes() {
-  const std::vector<Shape> all = {{0, 5},     {5, 0},    {1, 1},    {1, 31},    {3, 33},      {37, 32},     {7, 1002},
-                                  {37, 1000}, {1000, 1}, {5, 4096}, {3, 10000}, {1000, 1000}, {16384, 4096}};
+  const std::vector<Shape> all = {{0, 5},     {5, 0},       {1, 1},        {1, 31},   {3, 33},
+                                  {37, 32},   {7, 1002},    {37, 1000},    {1000, 1}, {5, 4096},
+                                  {3, 10000}, {1000, 1000}, {16384, 4096}, {16385, 3}};
   std::vector<Shape> chosen;
   for (const Shape& s : all) {
     const bool large = static_cast<std::size_t>(s.rows) * static_cast<std::size_t>(s.cols) > (std::size_t(1) << 20);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Graded tests for 2.05 rmsnorm_block: row lengths around a warp, the float4 and scalar paths, row
-// counts that fill no block evenly, an all-zero row, rows small enough that eps matters, two eps
-// values, random weights, guarded (NaN canary) inputs and outputs.
+// Graded tests for 2.05 rmsnorm_block: row lengths around a warp, the float4 and scalar paths (each
+// with several warps and with more than one round of loads per thread: 129 and 4097 on the scalar
+// one), row counts that fill no block evenly, an all-zero row, rows small enough that eps matters,
+// two eps values, random weights, guarded (NaN canary) inputs and outputs.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 2.07 softmax_three_pass: row lengths around the warp and the float4 pack (1, 31,
-// 32, 33), long rows (1000, 4096, 10000), row counts that are no multiple of anything, one large
+// 32, 33), long rows (1000, 4096, 10000), scalar rows longer than a block of 256 threads (257, 1025:
+// more packs than threads without float4), row counts that are no multiple of anything, one large
 // matrix; rows mixing 1000 and -1000 (overflow without the max); rows with -inf entries; each row
 // summing to 1. Inputs and outputs sit in guarded buffers; the reference is the double one.
 #include "common/testing.h"

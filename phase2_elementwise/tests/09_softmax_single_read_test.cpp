@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 2.09 softmax_single_read: every row length from 1 to 32768 (warp per row, block
-// per row, the fallback), cols not a multiple of 4, row counts that fill no whole block, 1000 and
-// -1000 mixed, -inf entries, rows that must sum to 1, poisoned outputs and guard canaries.
+// per row, the fallback), each register array with float4 and with scalar loads (most of them on a
+// row one column or float4 longer than the next smaller array holds), cols not a multiple of 4, row
+// counts that fill no whole block, 1000 and -1000 mixed, -inf entries (on both fallbacks too), rows
+// that must sum to 1, poisoned outputs and guard canaries.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -145,8 +147,8 @@ TEST_CASE(
     "[p2][2.09][gpu]") {
   // 1, 31, 32, 33 and 1000 columns: a warp per row in the reference solution, rows not a multiple
   // of 8; 4096: a block per row; 10000 and 32768: too long for registers (both multiples of 4: 8193 is
-  // the only graded row that takes the scalar fallback); 129, 2050, 8192, 8193: the edges of the
-  // instantiations; 16384 x 4096: the lesson's shape.
+  // the only graded row length that takes the scalar fallback, on 5 rows so that the -inf kind meets
+  // it); 129, 2050, 8192, 8193: the edges of the instantiations; 16384 x 4096: the lesson's shape.
   const Shape shape = GENERATE(Catch::Generators::from_range(shapes({{1, 1},
                                                                      {3, 31},
                                                                      {37, 32},
@@ -160,9 +162,26 @@ TEST_CASE(
                                                                      {17, 129},
                                                                      {6, 2050},
                                                                      {5, 8192},
-                                                                     {4, 8193}},
+                                                                     {5, 8193}},
                                                                     {16384, 4096}, {129, 4096})));
   check_softmax(shape, wb::test::seed());
+}
+
+TEST_CASE("softmax_single_read keeps the last element of rows one column or float4 past a smaller register array",
+          "[p2][2.09][gpu]") {
+  // The reference picks its register array by row length (a warp per row up to 128, 256, 512 and 1024
+  // columns, a block per row up to 2048, 4096 and 8192) and its loads by cols % 4. Each row here is
+  // one column (or one float4) longer than the next smaller array holds: the row's last element falls
+  // to thread 0 alone, and a kernel that keeps or writes too few values per thread for this array, or
+  // a launcher that picks the smaller one, loses it. 5 rows or more: every row kind, -inf rows too.
+  const Shape shape = GENERATE(Shape{9, 132},    // a warp per row, 2 float4s a lane: float4 32 in lane 0
+                               Shape{5, 257},    // a warp per row, 16 scalars a lane: column 256 in lane 0
+                               Shape{6, 260},    // a warp per row, 4 float4s a lane: float4 64 in lane 0
+                               Shape{7, 513},    // a warp per row, 32 scalars a lane: column 512 in lane 0
+                               Shape{5, 1025},   // 256 threads a row, 8 scalars each: column 1024 in thread 0
+                               Shape{6, 1028},   // 256 threads a row, 2 float4s each: float4 256 in thread 0
+                               Shape{5, 4097});  // 512 threads a row, 16 scalars each: column 4096 in thread 0
+  check_softmax(shape, wb::test::seed() + 2);
 }
 
 TEST_CASE("softmax_single_read stays finite with 1000 and -1000 mixed, rows near -1000 and -inf entries",

@@ -38,11 +38,15 @@ std::vector<float> rmsnorm_input(int rows, int cols, std::uint64_t seed) {
 
 // Row lengths 1, 31, 32, 33 (inside one warp, around it: lanes with nothing to sum must still
 // shuffle), 1000 and 4096 (float4), 10000 (float4, several items per thread), 20000 (5000 float4s:
-// more than one step of 4 per thread with 1024 threads, the last one partial); row counts 1, 3, 5, 7
-// and 37 leave threads or warps of the last block past the last row (they must write nothing);
-// 1000 x 1 is many full blocks of one-float rows.
+// more than one step of 4 per thread with 1024 threads, the last one partial); 129 and 4097 take the
+// scalar path (cols % 4 = 1) past one warp: 129 at 4 floats a thread needs 33 threads, two warps in
+// 2.05's reference (4 or 5 floats a lane in 2.06's); 4097 is more than one step of 4 floats per
+// thread with 1024 threads, the second step holding column 4096 alone; row counts 1, 3, 5, 7 and 37
+// leave threads or warps of the last block past the last row (they must write nothing); 1000 x 1 is
+// many full blocks of one-float rows.
 std::vector<RowShape> rmsnorm_shapes() {
-  return {{1, 1}, {3, 31}, {37, 32}, {5, 33}, {1000, 1}, {7, 1000}, {37, 4096}, {3, 10000}, {3, 20000}, {1000, 1000}};
+  return {{1, 1},     {3, 31},    {37, 32},   {5, 33},      {1000, 1}, {7, 1000},
+          {37, 4096}, {3, 10000}, {3, 20000}, {1000, 1000}, {5, 129},  {3, 4097}};
 }
 
 void check_rmsnorm(const char* name, RmsnormLauncher launch, const std::vector<float>& in, int rows, int cols,
@@ -124,15 +128,19 @@ std::vector<float> softmax_input(SoftmaxData kind, int rows, int cols, std::uint
 
 // Row lengths: 1, a warp minus one, a warp (8 float4s), a warp plus one (scalar loads), then long
 // rows; row counts 1, 3, 5, 7, 37, 1000 (no multiple of a block or of 8). The large case
-// shrinks under the sanitizer.
+// shrinks under the sanitizer. 257 and 1025 are scalar rows (not a multiple of 4) longer than a
+// block of 256 threads: 257 leaves thread 0 a second float; 1025 gives every thread 4 floats and
+// thread 0 a fifth, more than one batch of 4 loads (or 2 while writing) in 2.07's reference.
 std::vector<RowShape> softmax_all_shapes() {
-  std::vector<RowShape> shapes = {{1, 1}, {3, 31}, {37, 32}, {5, 33}, {7, 1000}, {37, 4096}, {3, 10000}, {1000, 1000}};
+  std::vector<RowShape> shapes = {{1, 1},     {3, 31},    {37, 32},     {5, 33},  {7, 1000},
+                                  {37, 4096}, {3, 10000}, {1000, 1000}, {5, 257}, {3, 1025}};
   shapes.push_back(wb::test::sanitize_mode() ? RowShape{64, 4096} : RowShape{16384, 4096});
   return shapes;
 }
 
+// 1025: the scalar walk with several floats per thread meets the 1000 and -1000 and the -inf rows.
 std::vector<RowShape> softmax_special_shapes() {
-  return {{1, 1}, {3, 31}, {5, 33}, {37, 32}, {7, 1000}, {37, 4096}, {3, 10000}};
+  return {{1, 1}, {3, 31}, {5, 33}, {37, 32}, {7, 1000}, {37, 4096}, {3, 10000}, {3, 1025}};
 }
 
 void check_softmax(const char* name, SoftmaxLauncher launch, RowShape shape, SoftmaxData kind,
