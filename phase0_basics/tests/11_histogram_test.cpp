@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 0.11 histogram: counts compared exactly with the CPU histogram for n from 0 to
-// 64M + 5, data 0 to 3 bytes past a 16-byte boundary, uniformly random, all-equal and two-valued
-// bytes, 1 to 256 bins, bins poisoned and ringed with canaries, the input between guard bytes (a
-// counted read past either end shows), and two calls in a row on the same bins.
+// 64M + 5, data 0 to 3 bytes past a 16-byte boundary (and 4 to 15 bytes past it for n = 17, 4099 and
+// 999983: heads of 12 down to 1 bytes), uniformly random, all-equal and two-valued bytes, 1 to 256
+// bins, bins poisoned and ringed with canaries, the input between guard bytes (a counted read past
+// either end shows), and two calls in a row on the same bins.
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +38,19 @@ TEST_CASE("histogram_256 counts every byte exactly once, for any n and any align
   const std::size_t n = GENERATE(Catch::Generators::from_range(histogram_sizes()));
   const std::uint64_t seed = wb::test::seed();
   for (ByteInput kind : kInputs) check_histogram("histogram_256", histogram_256_graded, kind, n, seed, kOffsets, 256);
+}
+
+TEST_CASE("histogram_256 counts the 1 to 12 bytes before data's first 16-byte boundary", "[p0][0.11][gpu]") {
+  // data 4 to 15 bytes past a 16-byte boundary: a head of 12 down to 1 bytes before the first whole
+  // 16-byte vector (the offsets above leave 13 to 15). A head measured from a 4- or 8-byte boundary
+  // instead of a 16-byte one agrees with the right head at offsets 0 to 3, and here leaves the vectors
+  // after it misaligned. 17 bytes: head and tail, and one vector at offset 15; 4099: head, vectors and
+  // tail; 999983: many blocks (dropped under the sanitizer).
+  const std::vector<std::size_t> offsets = {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  const std::uint64_t seed = wb::test::seed();
+  for (std::size_t n : wb::test::sizes({17, 4099, 999983}))
+    for (ByteInput kind : {ByteInput::Uniform, ByteInput::AllSame})
+      check_histogram("histogram_256", histogram_256_graded, kind, n, seed, offsets, 256);
 }
 
 TEST_CASE("histogram_bins puts byte v into bin v * num_bins / 256 for 1, 2, 7, 255 and 256 bins", "[p0][0.11][gpu]") {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 5.06 flash_decoding: the shared phase 5 grader (tests/grading.h) on decoding shapes: seq_q
-// 1, 2, 5 and 8 against seq_k 1 to 32768, d 64 and 128, 1 and 3 heads, causal (query i sees keys
-// j <= seq_k - seq_q + i) and not, each with the split count attention_decoding_splits picks and with 7
-// splits (uneven tails, empty splits); logits near +-1e4; the lesson's shape with its many splits. O and
-// L both checked, inputs and outputs in guarded buffers, outputs poisoned. And the split count itself:
-// it must give the GPU enough warps on a long cache.
+// 1, 2, 5 and 8 against seq_k 1 to 32768, and seq_q 3, 9 and 17 (several query groups) against seq_k 17 to
+// 1000, d 64 and 128, 1 and 3 heads, causal (query i sees keys j <= seq_k - seq_q + i) and not, each with the
+// split count attention_decoding_splits picks and with 7 splits (uneven tails, empty splits); logits near
+// +-1e4; the lesson's shape with its many splits. O and L both checked, inputs and outputs in guarded
+// buffers, outputs poisoned. And the split count itself: it must give the GPU enough warps on a long cache.
 #include <string>
 
 #include "common/device.h"
@@ -24,6 +24,18 @@ TEST_CASE("attention_flash_decoding lets query i see keys up to seq_k - seq_q + 
           "[p5][5.06][gpu]") {
   const AttentionCase c = GENERATE(Catch::Generators::from_range(decoding_cases(true, attention_decoding_splits)));
   check_attention("attention_flash_decoding", kKernel, c);
+}
+
+TEST_CASE("attention_flash_decoding gives every query group its own rows, slots and causal end", "[p5][5.06][gpu]") {
+  // A warp takes up to 8 query rows (4 for seq_q 3 and 4, 2 for 2). seq_q 3 runs the 4-row warps with a
+  // padding row, which nothing may store; 9 and 17 split the rows into groups of 8, so the group's first
+  // row q0 is 8 or 16: a partial stored at row r instead of q0 + r, padding rows picked by r < seq_q,
+  // a head taken as warp / splits without dividing by the groups, or a causal end from r alone, are all
+  // right while seq_q <= 8 and wrong here.
+  for (bool causal : {false, true}) {
+    for (const AttentionCase& c : decoding_group_cases(causal, attention_decoding_splits))
+      check_attention("attention_flash_decoding", kKernel, c);
+  }
 }
 
 TEST_CASE("attention_flash_decoding merges splits without overflow when the logits reach 1e4", "[p5][5.06][gpu]") {

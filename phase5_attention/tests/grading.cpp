@@ -408,18 +408,22 @@ std::vector<AttentionCase> huge_logit_cases(bool causal) {
 namespace {
 
 // Decoding shapes: every seq_k against every seq_q (causal only where seq_q <= seq_k), d 64 and 128,
-// with the chosen split count and with 7.
+// with the chosen split count and with 7. Under compute-sanitizer only the seq_k and seq_q of the
+// sanitize_ lists, at 2 heads, so `workbook check` stays near half a minute.
 std::vector<AttentionCase> make_decoding_cases(const std::vector<int>& seq_ks, const std::vector<int>& seq_qs,
-                                               bool causal, AttentionData data, DecodingSplitChooser choose) {
+                                               bool causal, AttentionData data, DecodingSplitChooser choose,
+                                               const std::vector<int>& sanitize_seq_ks,
+                                               const std::vector<int>& sanitize_seq_qs) {
+  const auto listed = [](const std::vector<int>& list, int x) {
+    return std::find(list.begin(), list.end(), x) != list.end();
+  };
   std::vector<AttentionCase> cases;
   const int sms = wb::current_sm_count();
   for (int seq_k : seq_ks) {
-    // Under compute-sanitizer: the tails up to 65 keys (seq_k 1 gives 7 splits 6 empty ones), 1 and 5
-    // queries, 2 heads, so `workbook check` stays near half a minute.
-    if (wb::test::sanitize_mode() && seq_k != 1 && seq_k != 17 && seq_k != 65) continue;
+    if (wb::test::sanitize_mode() && !listed(sanitize_seq_ks, seq_k)) continue;
     for (int seq_q : seq_qs) {
       if (causal && seq_q > seq_k) continue;  // a causal decoding step has at most seq_k queries
-      if (wb::test::sanitize_mode() && seq_q != 1 && seq_q != 5) continue;
+      if (wb::test::sanitize_mode() && !listed(sanitize_seq_qs, seq_q)) continue;
       for (int d : {64, 128}) {
         AttentionCase c;
         c.shape.heads = wb::test::sanitize_mode() ? 2 : seq_k <= 257 ? 3 : 1;
@@ -442,13 +446,20 @@ std::vector<AttentionCase> make_decoding_cases(const std::vector<int>& seq_ks, c
 
 }  // namespace
 
+// Under compute-sanitizer: the tails up to 65 keys (seq_k 1 gives 7 splits 6 empty ones), 1 and 5 queries.
 std::vector<AttentionCase> decoding_cases(bool causal, DecodingSplitChooser choose) {
   return make_decoding_cases({1, 17, 63, 64, 65, 257, 1000, 4096, 32768}, {1, 2, 5, 8}, causal, AttentionData::Uniform,
-                             choose);
+                             choose, {1, 17, 65}, {1, 5});
+}
+
+// Under compute-sanitizer: 65 keys, 3 and 17 queries (a padded 4-row group; three 8-row groups, the
+// last with one row).
+std::vector<AttentionCase> decoding_group_cases(bool causal, DecodingSplitChooser choose) {
+  return make_decoding_cases({17, 65, 257, 1000}, {3, 9, 17}, causal, AttentionData::Uniform, choose, {65}, {3, 17});
 }
 
 std::vector<AttentionCase> decoding_huge_logit_cases(bool causal, DecodingSplitChooser choose) {
-  return make_decoding_cases({65, 257, 1000}, {1, 5}, causal, AttentionData::HugeLogits, choose);
+  return make_decoding_cases({65, 257, 1000}, {1, 5}, causal, AttentionData::HugeLogits, choose, {1, 17, 65}, {1, 5});
 }
 
 std::vector<AttentionCase> decoding_large_cases(DecodingSplitChooser choose) {

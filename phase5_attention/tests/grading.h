@@ -49,6 +49,11 @@ using DecodingSplitChooser = int (*)(const AttentionShape& shape, int sm_count);
 // not. Each shape runs with the split count `choose` picks on this GPU and with 7 splits (uneven tails,
 // and empty splits where seq_k < 7). Under WB_SANITIZE: seq_k 1, 17 and 65, seq_q 1 and 5, 2 heads.
 std::vector<AttentionCase> decoding_cases(bool causal, DecodingSplitChooser choose);
+// Query groups: seq_q 3, 9 and 17 against seq_k 17, 65, 257 and 1000, as decoding_cases otherwise
+// (causal only where seq_q <= seq_k): 3 rows leave a padding row in a 4-row group, 9 and 17 rows take
+// 2 and 3 groups of 8 whose last holds one row, so a group's first row q0 > 0 enters every index and
+// the causal end. Under WB_SANITIZE: seq_k 65, seq_q 3 and 17, 2 heads.
+std::vector<AttentionCase> decoding_group_cases(bool causal, DecodingSplitChooser choose);
 // Logits near +-1e4 at seq_k 65, 257 and 1000 (seq_q 1 and 5): different splits reach different maxima
 // a few units apart, so a merge without the max overflows.
 std::vector<AttentionCase> decoding_huge_logit_cases(bool causal, DecodingSplitChooser choose);
