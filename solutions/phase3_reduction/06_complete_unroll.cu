@@ -5,8 +5,8 @@
 // with no loop counter; the launcher that turns a runtime choice (64 .. 256 threads) into one of three
 // instantiations with a switch is given: read it.
 // Task: in reduce_complete_unroll_kernel, write the block-wide steps of the tree, from kThreads
-// partial sums (up to 256 from the given launcher) down to 64, as straight-line code; 3.05's warp_sum_last_64 (given: it is
-// 3.05's answer, and the loads are 3.04's: solve those first) finishes.
+// partial sums (up to 256 from the given launcher) down to 64, as straight-line code; 3.05's
+// warp_sum_last_64 (given: it is 3.05's answer, and the loads are 3.04's: solve those first) finishes.
 // You decide: how the steps are written so that each exists only for the block sizes that need it,
 //             and where each step's barrier goes.
 // Source: Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA), reduction #6:
