@@ -203,12 +203,13 @@ struct RankBuffers<T>::Impl {
 };
 
 template <typename T>
-RankBuffers<T>::RankBuffers(const RankGroup& group, std::size_t count)
+RankBuffers<T>::RankBuffers(const RankGroup& group, std::size_t count, std::size_t offset)
     : impl_(std::make_unique<Impl>()), count_(count) {
   for (int r = 0; r < group.size(); ++r) {
     DeviceScope scope(group.device(r));
     impl_->devices.push_back(group.device(r));
-    impl_->buffers.push_back(std::make_unique<wb::GuardedDeviceBuffer<T>>(count));
+    impl_->buffers.push_back(
+        std::make_unique<wb::GuardedDeviceBuffer<T>>(count, wb::GuardedDeviceBuffer<T>::kDefaultGuard + offset));
     pointers_.push_back(impl_->buffers.back()->data());
     const_pointers_.push_back(impl_->buffers.back()->data());
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 6.02 ring_allreduce (tests/grading.h): virtual groups of 2 to 8 ranks on one GPU, then
 // real groups of 2 up to every visible GPU; counts 0, 1, 3, 5, 31, 33, 1000, 4099, 65537 and 1M + 3 (not
-// divisible by the rank count or by 4), out of place and in place; exact-sum inputs whose base-8 digits
+// divisible by the rank count or by 4), out of place and in place, and 5 and 4099 with every buffer one
+// float past 16 bytes (any float offset is allowed); exact-sum inputs whose base-8 digits
 // tell whose contribution was lost or doubled; outputs poisoned per rank; one rank's inputs late and
 // another rank held after the barrier, so a missing wait reads stale data every time; guards checked.
 // What this cannot see: a race that the hold does not expose (two steps of the same rank on different

@@ -249,17 +249,22 @@ std::vector<AllreduceCase> allreduce_cases() {
   for (const GroupSpec& spec : group_specs(true)) {
     for (std::size_t count : counts) cases.push_back(AllreduceCase{spec, count, false});
     for (std::size_t count : {std::size_t(33), std::size_t(4099)}) cases.push_back(AllreduceCase{spec, count, true});
+    // One float past 16 bytes: 5 floats (one float4 and a tail) and 4099 would take 16-byte loads if
+    // only the count were looked at.
+    cases.push_back(AllreduceCase{spec, 5, false, 1});
+    cases.push_back(AllreduceCase{spec, 4099, false, 1});
+    cases.push_back(AllreduceCase{spec, 4099, true, 1});
   }
   return cases;
 }
 
 std::string grade_allreduce(const char* name, AllreduceLauncher launch, RankGroup& group, std::size_t count,
-                            bool in_place, std::uint64_t seed) {
+                            bool in_place, std::uint64_t seed, std::size_t offset) {
   const int n = group.size();
   std::vector<std::vector<float>> inputs;
   for (int r = 0; r < n; ++r) inputs.push_back(allreduce_input(r, count, seed));
-  RankBuffers<float> send(group, count);
-  RankBuffers<float> recv_storage(group, in_place ? 0 : count);
+  RankBuffers<float> send(group, count, offset);
+  RankBuffers<float> recv_storage(group, in_place ? 0 : count, offset);
   RankBuffers<float>& recv = in_place ? send : recv_storage;
   // The inputs, staged on each device, reach the send buffers on the ranks' streams: rank `late` holds
   // first, so its input arrives after the other ranks started. Rank `held` is held back after the barrier.
@@ -295,8 +300,9 @@ std::string grade_allreduce(const char* name, AllreduceLauncher launch, RankGrou
   if (!report.empty()) {
     std::ostringstream context;
     context << name << " on " << (group.is_virtual() ? "virtual ranks" : "real GPUs") << " (" << group.describe()
-            << "), count " << count << (in_place ? ", in place" : "") << ", seed " << seed << " (WB_SEED), rank "
-            << late << "'s input late, rank " << held << " held after the barrier:\n";
+            << "), count " << count << (in_place ? ", in place" : "")
+            << (offset ? ", buffers " + std::to_string(offset) + " float(s) past 16 bytes" : std::string()) << ", seed "
+            << seed << " (WB_SEED), rank " << late << "'s input late, rank " << held << " held after the barrier:\n";
     return context.str() + report;
   }
   return "";
@@ -304,9 +310,10 @@ std::string grade_allreduce(const char* name, AllreduceLauncher launch, RankGrou
 
 void check_allreduce(const char* name, AllreduceLauncher launch, const AllreduceCase& c) {
   const std::uint64_t seed = wb::test::seed();
-  INFO(c.group.describe() << ", count " << c.count << (c.in_place ? ", in place" : "") << ", seed " << seed);
+  INFO(c.group.describe() << ", count " << c.count << (c.in_place ? ", in place" : "")
+                          << (c.offset ? ", buffers one float past 16 bytes" : "") << ", seed " << seed);
   RankGroup group = make_group(c.group);
-  const std::string verdict = grade_allreduce(name, launch, group, c.count, c.in_place, seed);
+  const std::string verdict = grade_allreduce(name, launch, group, c.count, c.in_place, seed, c.offset);
   if (!verdict.empty()) FAIL(verdict);
 }
 

@@ -64,14 +64,16 @@ struct AllreduceCase {
   GroupSpec group;
   std::size_t count = 0;
   bool in_place = false;
+  std::size_t offset = 0;  // floats by which every send and recv buffer starts off 16 bytes
 };
 // count 0, 1, 3, 5, 31, 33, 1000, 4099, 65537 and (not under WB_SANITIZE) 1M + 3, for each group of
-// group_specs(true); in place for a few.
+// group_specs(true); in place for a few; and 5 and 4099 with every buffer one float past 16 bytes, out
+// of place and in place (the contract allows any float offset: 16-byte loads must check for it).
 std::vector<AllreduceCase> allreduce_cases();
 // Runs `launch` once on the case (inputs late on one rank, another held after the barrier), then judges
 // every rank's output and guards: "" when right, else the report.
 std::string grade_allreduce(const char* name, AllreduceLauncher launch, RankGroup& group, std::size_t count,
-                            bool in_place, std::uint64_t seed);
+                            bool in_place, std::uint64_t seed, std::size_t offset = 0);
 void check_allreduce(const char* name, AllreduceLauncher launch, const AllreduceCase& c);
 
 }  // namespace test
