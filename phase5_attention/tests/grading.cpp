@@ -459,7 +459,7 @@ std::vector<AttentionCase> decoding_group_cases(bool causal, DecodingSplitChoose
 }
 
 std::vector<AttentionCase> decoding_huge_logit_cases(bool causal, DecodingSplitChooser choose) {
-  return make_decoding_cases({65, 257, 1000}, {1, 5}, causal, AttentionData::HugeLogits, choose, {1, 17, 65}, {1, 5});
+  return make_decoding_cases({65, 257, 1000}, {1, 5}, causal, AttentionData::HugeLogits, choose, {65}, {1, 5});
 }
 
 std::vector<AttentionCase> decoding_large_cases(DecodingSplitChooser choose) {
