@@ -51,16 +51,17 @@ TEST_CASE("matmul_cluster_bf16 stores into a C that is only 4- or 8-byte aligned
 
 TEST_CASE("matmul_cluster_bf16 runs more tile pairs than resident clusters", "[p1][1.14][gpu]") {
   watch_for_stopped_waits("1.14 cluster_multicast");
-  // Pairs of 128 x 256 tiles, a cluster of 2 blocks per pair and at most 66 resident clusters (132 SMs):
-  // the shapes above that have more pairs are too large for WB_SANITIZE, so under compute-sanitizer no
-  // cluster ever took a second pair. These stay within its 2^21 multiply-adds (one K step per pair).
+  // Pairs of 128 x 256 tiles, a cluster of 2 blocks per pair, at most 66 clusters on 132 SMs (the launcher
+  // runs as many as its rounds of pairs need): the shapes above that have more pairs are too large for
+  // WB_SANITIZE, so under compute-sanitizer no cluster ever took a second pair. These stay within its 2^21
+  // multiply-adds (one K step per pair).
   const Bf16MatmulCase c = GENERATE(Catch::Generators::values<Bf16MatmulCase>({
-      // 134 x 128 rows: 67 pairs, one more than the clusters (register epilogue: N % 4 != 0).
+      // 134 x 128 rows: 67 pairs, one more than fit: 2 rounds on 34 clusters (register epilogue: N % 4 != 0).
       {17152, 6, 8, 1.0f, 0.0f},
-      // 256 pairs, 3 or 4 a cluster: each consumer's two TMA store buffers are reused (N % 4 == 0), and
+      // 256 pairs, 4 a cluster: each consumer's two TMA store buffers are reused (N % 4 == 0), and
       // beta != 0 reads C first.
       {65536, 4, 8, 2.0f, -1.0f},
-      // 512 pairs, 7 or 8 a cluster: the 4-stage ring wraps from one pair into the next, so its phases
+      // 512 pairs, 8 a cluster: the 4-stage ring wraps from one pair into the next, so its phases
       // must count on across pairs.
       {131072, 2, 8, 1.0f, 0.0f},
   }));

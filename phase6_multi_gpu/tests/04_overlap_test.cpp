@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Graded tests for 6.04 overlap (tests/overlap_grading.h): virtual groups of 2 to 8 ranks on one GPU, then
 // real groups of 2 up to every visible GPU; one layer of one float, five layers with an empty one and
-// tails, twelve layers of 1 to 70000 floats; buckets of one float, 4096 floats, the file's own choice
-// and everything at once. Every gradient of every rank compared exactly with the sum (exact-sum
-// inputs), gradients poisoned per rank, guards checked; every layer held in one run (a bucket reduced
-// before its layers finished is caught every time), every all-reduce held in another (a step that ends
-// before its last all-reduce is caught every time). What this cannot see: an ordering bug these holds
-// do not expose, and the speed (the lesson measures the overlap on real GPUs).
+// tails, twelve layers of 1 to 70000 floats; buckets of one float, 4096 floats, the file's own choice and
+// everything at once; 70 one-float buckets, more than the 64 events a rank has. Every gradient of every
+// rank compared exactly with the sum (exact-sum inputs), gradients poisoned per rank, guards checked; every
+// layer held in one run (a bucket reduced before its layers finished is caught every time), every
+// all-reduce held in another (a step that ends before its last all-reduce is caught every time). What this
+// cannot see: an ordering bug these holds do not expose, and the speed (the lesson measures the overlap on
+// real GPUs).
 #include "common/testing.h"
 #include "phase6_multi_gpu/multi_gpu.cuh"
 #include "phase6_multi_gpu/tests/overlap_grading.h"
