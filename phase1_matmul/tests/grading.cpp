@@ -172,15 +172,15 @@ std::string explain(const MatmulCase& c, const Inputs& in, BLayout layout, const
   return why.str();
 }
 
-// One case of either grader. The inputs are offset `a_offset` / `b_offset` elements and C `c_offset`
-// floats from a 256-byte boundary (0: aligned), in both guard layouts (WB_EXACT_INPUTS too).
+// One case of either grader. The inputs are offset c.a_offset / c.b_offset elements (floats, or BF16
+// elements in the BF16 grader) and C c.c_offset floats from a 256-byte boundary (0: aligned), in both
+// guard layouts (WB_EXACT_INPUTS too).
 struct GradeSpec {
   MatmulCase c;
   p1::MatmulPrecision precision;
   BLayout layout;
   bool exact;
   std::uint64_t seed;
-  int a_offset, b_offset, c_offset;
 };
 
 // Inputs of element type T (float, or BF16 for the tensor-core rungs; C is FP32 either way) go to the
@@ -216,8 +216,9 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
 
   // Inputs ringed with NaN canaries: a kernel that reads past A or B produces NaN.
   constexpr std::size_t guard = wb::GuardedDeviceBuffer<T>::kDefaultGuard;
-  wb::GuardedDeviceBuffer<T> dA(a_count, guard + std::size_t(s.a_offset)), dB(b_count, guard + std::size_t(s.b_offset));
-  wb::GuardedDeviceBuffer<float> dC(c_count, guard + std::size_t(s.c_offset));
+  wb::GuardedDeviceBuffer<T> dA(a_count, guard + std::size_t(s.c.a_offset)),
+      dB(b_count, guard + std::size_t(s.c.b_offset));
+  wb::GuardedDeviceBuffer<float> dC(c_count, guard + std::size_t(s.c.c_offset));
   dA.upload(wb::device_values<T>(in.A));
   dB.upload(wb::device_values<T>(in.B));
   dC.upload(in.C);
@@ -242,7 +243,7 @@ std::string grade_generic(const char* name, const GradeSpec& s, Launch launch) {
 
 std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCase& c, p1::MatmulPrecision precision,
                          bool exact, std::uint64_t seed) {
-  const GradeSpec spec{c, precision, BLayout::KxN, exact, seed, c.a_offset, c.b_offset, c.c_offset};
+  const GradeSpec spec{c, precision, BLayout::KxN, exact, seed};
   return grade_generic<float>(name, spec, [&](const float* A, const float* B, float* C) {
     launch(c.M, c.N, c.K, c.alpha, A, B, c.beta, C, nullptr);
   });
@@ -250,8 +251,8 @@ std::string grade_matmul(const char* name, MatmulLauncher launch, const MatmulCa
 
 std::string grade_matmul_bf16(const char* name, Bf16MatmulLauncher launch, const Bf16MatmulCase& b, bool exact,
                               std::uint64_t seed) {
-  const MatmulCase c{b.M, b.N, b.K, b.alpha, b.beta};
-  const GradeSpec spec{c, p1::MatmulPrecision::BF16, BLayout::NxK, exact, seed, b.a_offset, b.b_offset, b.c_offset};
+  const MatmulCase c{b.M, b.N, b.K, b.alpha, b.beta, b.a_offset, b.b_offset, b.c_offset};
+  const GradeSpec spec{c, p1::MatmulPrecision::BF16, BLayout::NxK, exact, seed};
   return grade_generic<__nv_bfloat16>(name, spec, [&](const __nv_bfloat16* A, const __nv_bfloat16* B, float* C) {
     launch(c.M, c.N, c.K, c.alpha, A, B, c.beta, C, nullptr);
   });

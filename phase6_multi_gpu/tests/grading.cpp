@@ -311,7 +311,9 @@ std::string grade_allreduce(const char* name, AllreduceLauncher launch, RankGrou
 void check_allreduce(const char* name, AllreduceLauncher launch, const AllreduceCase& c) {
   const std::uint64_t seed = wb::test::seed();
   INFO(c.group.describe() << ", count " << c.count << (c.in_place ? ", in place" : "")
-                          << (c.offset ? ", buffers one float past 16 bytes" : "") << ", seed " << seed);
+                          << (c.offset ? ", buffers " + std::to_string(c.offset) + " float(s) past 16 bytes"
+                                       : std::string())
+                          << ", seed " << seed);
   RankGroup group = make_group(c.group);
   const std::string verdict = grade_allreduce(name, launch, group, c.count, c.in_place, seed, c.offset);
   if (!verdict.empty()) FAIL(verdict);
