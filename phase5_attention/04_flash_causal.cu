@@ -88,9 +88,9 @@ __device__ void tile_scores(const float* q_tile, const float* k_tile, int q0, in
                             float scale, float (&s)[kRows][kKeys]) {
   // The 16 threads of a row are one half-warp, each reading one K row along d, four columns at a time
   // (the other half-warp reads the same K rows: a broadcast); the row's q values are one address for
-  // the whole half-warp. As in 5.03, one q float4 is live at a time and the loop over d is not
-  // unrolled: at d = 128 the unrolled schedule spilled registers, and the causal kernel keeps a few
-  // more values across its key loop.
+  // the whole half-warp. As in 5.03, one q float4 is live at a time; unlike 5.03, the loop over d is
+  // not unrolled: the causal kernel keeps a few more values across its key loop, and unrolled (whole,
+  // or by 2 or 4) it spills registers for some of the architectures the course builds for.
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   constexpr int kStride = D + kPad;
   const float* q_rows = q_tile + ty * kRows * kStride;
