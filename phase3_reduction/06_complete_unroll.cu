@@ -52,9 +52,7 @@ __global__ void __launch_bounds__(kThreads)
   partial[tid] = sum;
   __syncthreads();
   // TODO(3.06): fold the kThreads partial sums down to 64 with no loop, for every block size the
-  //             launcher picks (64, 128, 256: about 8 lines; 16 if you also admit the 512 and 1024 that
-  //             the static_assert allows). Each step reads what the one before wrote, and every thread
-  //             of the block must reach every barrier.
+  //             launcher picks (64, 128, 256).
   if (tid < 32) warp_sum_last_64(partial, tid);
   if (tid == 0) out[blockIdx.x] = partial[0];
 }
