@@ -208,10 +208,13 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
 // 1. Logits. An FP32 dot product of d terms errs by at most d u sum|q k| (any order); multiplying by
 //    the float scale adds u |s|, and the scale itself is 1/sqrt(d) rounded (the references use the same
 //    float): delta <= (d + 1) u dot_abs, or 2 u |s| when the dot products are exact (small integers).
-// 2. Exponentials. Each term e_j = exp(s_j - m) goes through expf (2 ulp: 4u), the rounded difference
-//    s_j - m (u |s_j - m| relative: t e^-t <= 1/e against the sum), and in an online softmax at most one
+// 2. Exponentials. Each term e_j = exp(s_j - m) goes through expf (2 ulp: 4u) and the rounded
+//    difference s_j - m (u |s_j - m| relative), or through exp2f of that difference times log2(e) (2
+//    ulp too; the product's rounding and log2(e)'s own as a float add 1.25u |s_j - m|): at most
+//    2.25u |s_j - m| relative, and t e^-t <= 1/e against the sum. In an online softmax at most one
 //    rescale exp(m_old - m_new), one product and one addition per later step that merges it (6u each;
-//    the rounded differences telescope as in 2.08's bound). With n keys: chain <= (6.4 n + 10) u.
+//    the rescales' rounded differences telescope into the same 2.25u |s_j - m| of the final max, as
+//    in 2.08's bound). With n keys: chain <= (6 + 2.25 / e) n u + 10u <= (7 n + 10) u.
 // 3. P = e / l. A shift of every logit by the same amount cancels, so only differences of two logit
 //    errors matter: the numerator and the denominator each carry 2 delta + chain, O = sum p v adds its
 //    own sum (inside chain) and the division (u): |dO_c| <= (exp(4 delta + 2 chain) - 1 + 2u) sum p|v_c|.
@@ -227,9 +230,10 @@ RowReference attention_reference_row(const AttentionShape& shape, const Attentio
 //    exp2, and the max subtracted by an FMA whose product rounds: three more roundings of at most
 //    u dot_abs, within 2 more 2u terms: delta <= 2u (d + ceil(d/4) + 2) dot_abs. Exact dots (small
 //    integers stay exact under truncation too) keep only those three: delta <= 4u |s|.
-// 2. Exponentials and the P V sums. The FP32 chain with every rounding at most twice as large:
-//    truncating additions (2u instead of u), exp2 approximations (ex2.approx: up to 8u against expf's
-//    4u): chain <= 2 (6.4 n + 10) u. E = exp(4 delta + 2 chain) - 1 + 2u is then the FP32-style bound
+// 2. Exponentials and the P V sums. The FP32 chain of expf (the exponent's roundings are in delta
+//    here, so u |s_j - m| per term: 6.4 n + 10) with every rounding at most twice as large: truncating
+//    additions (2u instead of u), exp2 approximations (ex2.approx: up to 8u against expf's 4u):
+//    chain <= 2 (6.4 n + 10) u. E = exp(4 delta + 2 chain) - 1 + 2u is then the FP32-style bound
 //    of O before anything is rounded to BF16, relative to magnitude = sum p |v_c|.
 // 3. P rounded to BF16 before P V: each p_j moves by at most r p_j, so the numerator sum_j p_j v_jc by
 //    r sum p |v_c| (with E: r (1 + E)), while l stays the FP32 sum of the unrounded p. That is the
@@ -256,7 +260,7 @@ RowTolerance attention_bound(int visible, int d, double dot_abs, double logit_ab
     return t;
   }
   const double delta = exact_dots ? 2.0 * u * logit_abs : (d + 1.0) * u * dot_abs;
-  const double chain = (6.4 * n + 10.0) * u;
+  const double chain = (7.0 * n + 10.0) * u;
   t.o_rel = slack * (std::expm1(4.0 * delta + 2.0 * chain) + 2.0 * u);
   t.o_abs = slack * std::ldexp(1.0, -140);
   t.l_abs = slack * (delta + chain + u * (std::fabs(lse) + std::log(n) + 2.0));
