@@ -91,9 +91,9 @@ std::optional<int> build_bench_targets(BenchRun& run) {
   }
   if (run.has_ladder) targets.push_back(run.bench_target);
   std::printf("[1/%zu] building %zu targets ...\n", run.steps, targets.size());
-  std::string errors;
-  if (!build_targets(run.ctx, targets, true, &errors)) {
-    std::printf("The build failed; the compiler says:\n\n%s", errors.c_str());
+  BuildFailure failure;
+  if (!build_targets(run.ctx, targets, true, &failure)) {
+    std::printf("%s\n\n%s", failure.heading("A lesson or its reference").c_str(), failure.text.c_str());
     return kExitFailed;
   }
   make_directories(run.out_dir);
@@ -340,9 +340,9 @@ int command_profile(Context& ctx, const Exercise& exercise) {
     std::printf("%s defines no __global__ kernel to profile.\n", exercise.stub.c_str());
     return kExitFailed;
   }
-  std::string errors;
-  if (!build_targets(ctx, {exercise.target, exercise.solution_target()}, true, &errors)) {
-    std::printf("%s does not compile:\n\n%s", exercise.stub.c_str(), errors.c_str());
+  BuildFailure failure;
+  if (!build_targets(ctx, {exercise.target, exercise.solution_target()}, true, &failure)) {
+    std::printf("%s\n\n%s", failure.heading(exercise.stub).c_str(), failure.text.c_str());
     return kExitFailed;
   }
   std::printf("Profiling %s (%s) with Nsight Compute: yours, then the reference ...\n", exercise.id.c_str(),

@@ -164,17 +164,18 @@ std::string tail(const std::string& text, std::size_t chars) {
 
 }  // namespace
 
-bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, std::string* errors) {
+bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, BuildFailure* failure) {
   std::vector<std::string> argv = {cmake_program(ctx), "--build", ctx.build_dir, "--target"};
   argv.insert(argv.end(), targets.begin(), targets.end());
   if (!quiet) std::printf("%s\n", ctx.dim("building " + join(targets, " ") + " ...").c_str());
   RunOptions options;
   const ProcessResult built = run_process(argv, options);
   if (built.started && built.exit_code == 0) return true;
-  *errors = built.started ? extract_compile_errors(built.output) : built.output;
-  // No compiler diagnostic in the output (a missing target, a link or configure step that failed):
-  // show what the build tool said instead of an empty explanation.
-  if (errors->empty()) *errors = tail(built.output, 2000);
+  failure->text = built.started ? extract_compile_errors(built.output) : built.output;
+  failure->compiler_errors = !failure->text.empty();
+  // No compiler diagnostic in the output (a missing file or target, a link or configure step that
+  // failed): show what the build tool said instead of an empty explanation.
+  if (failure->text.empty()) failure->text = tail(built.output, 2000);
   return false;
 }
 
@@ -262,9 +263,9 @@ void warn_if_answer_held(const Context& ctx, const Exercise& exercise) {
 
 int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::string>& lesson_args) {
   warn_if_answer_held(ctx, exercise);
-  std::string errors;
-  if (!build_targets(ctx, {exercise.target}, false, &errors)) {
-    std::printf("%s does not compile:\n\n%s", exercise.stub.c_str(), errors.c_str());
+  BuildFailure failure;
+  if (!build_targets(ctx, {exercise.target}, false, &failure)) {
+    std::printf("%s\n\n%s", failure.heading(exercise.stub).c_str(), failure.text.c_str());
     return kExitFailed;
   }
   std::vector<std::string> argv = {exercise.learner_lesson};
@@ -437,12 +438,12 @@ CheckOutcome record_failure(CheckRun& run, CheckOutcome outcome) {
 // Step 1: the lesson and the graded test compile, or the compiler's errors are shown.
 std::optional<CheckOutcome> build_exercise(CheckRun& run) {
   const Exercise& exercise = run.exercise;
-  std::string errors;
-  if (build_targets(run.ctx, {exercise.target, exercise.test_target()}, true, &errors)) return std::nullopt;
+  BuildFailure failure;
+  if (build_targets(run.ctx, {exercise.target, exercise.test_target()}, true, &failure)) return std::nullopt;
   record_failure(run, CheckOutcome::BuildFailed);
   if (run.options.compact) return CheckOutcome::BuildFailed;
-  std::printf("%s %s: %s does not compile. The compiler says:\n\n%s", run.ctx.red("✗").c_str(), run.label.c_str(),
-              exercise.stub.c_str(), errors.c_str());
+  std::printf("%s %s: %s\n\n%s", run.ctx.red("✗").c_str(), run.label.c_str(), failure.heading(exercise.stub).c_str(),
+              failure.text.c_str());
   return CheckOutcome::BuildFailed;
 }
 

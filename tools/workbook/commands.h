@@ -10,6 +10,7 @@
 #include "common/gpu.h"
 #include "tools/workbook/args.h"
 #include "tools/workbook/doctor_checks.h"
+#include "tools/workbook/grading_output.h"
 #include "tools/workbook/manifest.h"
 #include "tools/workbook/progress.h"
 
@@ -76,7 +77,14 @@ int command_profile(Context& ctx, const Exercise& exercise);
 int command_doctor(const std::string& source_dir, const std::string& build_dir);
 
 // Shared helpers.
-bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, std::string* errors);
+// Why a build failed: the compiler's diagnostics, or the build tool's last lines when it stopped
+// outside the compiler (compiler_errors false).
+struct BuildFailure {
+  std::string text;
+  bool compiler_errors = true;
+  std::string heading(const std::string& subject) const { return build_failure_heading(subject, compiler_errors); }
+};
+bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, BuildFailure* failure);
 void print_next(Context& ctx);
 bool ask_yes_no(const std::string& question);
 

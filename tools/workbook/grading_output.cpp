@@ -50,6 +50,14 @@ std::string extract_compile_errors(const std::string& build_output, int max_line
   return first_lines(kept, max_lines);
 }
 
+std::string build_failure_heading(const std::string& subject, bool compiler_errors) {
+  if (compiler_errors) return subject + " does not compile. The compiler says:";
+  return subject +
+         " could not be built, though no compiler error names it: a file the build needs is missing, "
+         "or a link or configure step failed (reconfigure with `cmake --preset default`, or restore the "
+         "file it names). The build tool says:";
+}
+
 std::string extract_test_failure(const std::string& test_output, int max_lines) {
   const std::vector<std::string> lines = split_lines(test_output);
   std::size_t failed = lines.size();

@@ -61,6 +61,20 @@ TEST_CASE("compile errors come without the build tool's noise", "[host][workbook
   CHECK(errors.find("1 error detected") != std::string::npos);
 }
 
+TEST_CASE("a build that stops outside the compiler does not blame the exercise", "[host][workbook]") {
+  // A graded test's source deleted from the checkout: Ninja stops before any compiler runs.
+  const std::string ninja =
+      "ninja: error: '/src/phase3_reduction/tests/06_complete_unroll_test.cpp', needed by "
+      "'phase3_reduction/CMakeFiles/p3_06_complete_unroll_test_obj.dir/tests/06_complete_unroll_test.cpp.o', "
+      "missing and no known rule to make it\n";
+  CHECK(wbcli::extract_compile_errors(ninja).empty());
+  const std::string stub = "phase3_reduction/06_complete_unroll.cu";
+  CHECK(wbcli::build_failure_heading(stub, true) == stub + " does not compile. The compiler says:");
+  const std::string elsewhere = wbcli::build_failure_heading(stub, false);
+  CHECK(elsewhere.find("does not compile") == std::string::npos);
+  CHECK(elsewhere.find("no compiler error names it") != std::string::npos);
+}
+
 TEST_CASE("the first failing test case is cut out of Catch2's output", "[host][workbook]") {
   const std::string catch2 =
       "Randomness seeded to: 42\n"
