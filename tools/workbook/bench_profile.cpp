@@ -93,7 +93,7 @@ std::optional<int> build_bench_targets(BenchRun& run) {
   std::printf("[1/%zu] building %zu targets ...\n", run.steps, targets.size());
   BuildFailure failure;
   if (!build_targets(run.ctx, targets, true, &failure)) {
-    std::printf("%s\n\n%s", failure.heading("A lesson or its reference").c_str(), failure.text.c_str());
+    std::printf("%s", failure.explain("A lesson or its reference").c_str());
     return kExitFailed;
   }
   make_directories(run.out_dir);
@@ -342,7 +342,7 @@ int command_profile(Context& ctx, const Exercise& exercise) {
   }
   BuildFailure failure;
   if (!build_targets(ctx, {exercise.target, exercise.solution_target()}, true, &failure)) {
-    std::printf("%s\n\n%s", failure.heading(exercise.stub).c_str(), failure.text.c_str());
+    std::printf("%s", failure.explain(exercise.stub).c_str());
     return kExitFailed;
   }
   std::printf("Profiling %s (%s) with Nsight Compute: yours, then the reference ...\n", exercise.id.c_str(),

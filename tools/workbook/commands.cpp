@@ -172,7 +172,7 @@ bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool q
   const ProcessResult built = run_process(argv, options);
   if (built.started && built.exit_code == 0) return true;
   failure->text = built.started ? extract_compile_errors(built.output) : built.output;
-  failure->compiler_errors = !failure->text.empty();
+  failure->compiler_errors = built.started && !failure->text.empty();
   // No compiler diagnostic in the output (a missing file or target, a link or configure step that
   // failed): show what the build tool said instead of an empty explanation.
   if (failure->text.empty()) failure->text = tail(built.output, 2000);
@@ -265,7 +265,7 @@ int command_run(Context& ctx, const Exercise& exercise, const std::vector<std::s
   warn_if_answer_held(ctx, exercise);
   BuildFailure failure;
   if (!build_targets(ctx, {exercise.target}, false, &failure)) {
-    std::printf("%s\n\n%s", failure.heading(exercise.stub).c_str(), failure.text.c_str());
+    std::printf("%s", failure.explain(exercise.stub).c_str());
     return kExitFailed;
   }
   std::vector<std::string> argv = {exercise.learner_lesson};
@@ -442,8 +442,7 @@ std::optional<CheckOutcome> build_exercise(CheckRun& run) {
   if (build_targets(run.ctx, {exercise.target, exercise.test_target()}, true, &failure)) return std::nullopt;
   record_failure(run, CheckOutcome::BuildFailed);
   if (run.options.compact) return CheckOutcome::BuildFailed;
-  std::printf("%s %s: %s\n\n%s", run.ctx.red("✗").c_str(), run.label.c_str(), failure.heading(exercise.stub).c_str(),
-              failure.text.c_str());
+  std::printf("%s %s: %s", run.ctx.red("✗").c_str(), run.label.c_str(), failure.explain(exercise.stub).c_str());
   return CheckOutcome::BuildFailed;
 }
 

@@ -78,11 +78,13 @@ int command_doctor(const std::string& source_dir, const std::string& build_dir);
 
 // Shared helpers.
 // Why a build failed: the compiler's diagnostics, or the build tool's last lines when it stopped
-// outside the compiler (compiler_errors false).
+// outside the compiler (compiler_errors false). explain() gives the heading and the text, as printed.
 struct BuildFailure {
   std::string text;
   bool compiler_errors = true;
-  std::string heading(const std::string& subject) const { return build_failure_heading(subject, compiler_errors); }
+  std::string explain(const std::string& subject) const {
+    return build_failure_heading(subject, compiler_errors) + "\n\n" + text;
+  }
 };
 bool build_targets(Context& ctx, const std::vector<std::string>& targets, bool quiet, BuildFailure* failure);
 void print_next(Context& ctx);
